@@ -1,0 +1,59 @@
+import type { CurveMode, Mode, TraceParams } from './params.ts';
+
+/** What the engine made of one image. */
+export interface TraceResult {
+  svg: string;
+  /** Original pixel size, after EXIF orientation. */
+  width: number;
+  height: number;
+  /** Anchor points over all paths of `svg`. */
+  nodeCount: number;
+  /** Decode + trace + SVG writing, in milliseconds (integer). */
+  processingTimeMs: number;
+  /** What `auto` resolved to for this image. */
+  chosen: { mode: Exclude<Mode, 'auto'> | 'pixelart' | 'logo'; curveMode: Exclude<CurveMode, 'auto'> };
+}
+
+export interface TraceRequest {
+  image: Buffer;
+  params: TraceParams;
+}
+
+/**
+ * Why a conversion failed, in terms the caller maps onto statuses:
+ * - `invalid_image`: undecodable, truncated, unsupported or over the pixel limit (400);
+ * - `engine_failed`: the tracer failed or crashed on a decodable image (502);
+ * - `timeout`: the conversion exceeded its time limit (502);
+ * - `queue_full`: no room in the queue (503);
+ * - `closed`: the engine is shutting down (503).
+ */
+export type EngineErrorKind = 'invalid_image' | 'engine_failed' | 'timeout' | 'queue_full' | 'closed';
+
+export class EngineError extends Error {
+  constructor(
+    readonly kind: EngineErrorKind,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'EngineError';
+  }
+}
+
+/** The pool of worker processes seen from the rest of the service. */
+export interface Engine {
+  convert(request: TraceRequest): Promise<TraceResult>;
+  /** Conversions running plus waiting. */
+  load(): { running: number; queued: number; workers: number };
+  close(): Promise<void>;
+}
+
+export interface EngineOptions {
+  /** Worker processes; default: the number of cores. */
+  workers: number;
+  /** Conversions allowed to wait for a worker before `queue_full`. */
+  queueLimit: number;
+  /** Hard limit per conversion; the worker is killed past it. */
+  timeoutMs: number;
+  /** Decoder limit on width × height of the source image. */
+  maxInputPixels: number;
+}
