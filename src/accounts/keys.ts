@@ -1,0 +1,144 @@
+// API keys: 32 random bytes behind a short public prefix. Only the SHA-256 hash is stored;
+// the key itself is shown once, at creation.
+import { createHash, randomBytes } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Schema } from '../store/schema.ts';
+import { AccountError, requireAccount, type Account, type AccountStatus } from './accounts.ts';
+import { planFromRow } from './plans.ts';
+
+const KEY_PREFIX = 'vk_';
+/** Characters of the key kept in clear to name it: `vk_` and 8 random characters. */
+const PREFIX_LENGTH = KEY_PREFIX.length + 8;
+
+export interface ApiKeyInfo {
+  prefix: string;
+  name: string | null;
+  createdAt: number;
+  lastUsedAt: number | null;
+  revokedAt: number | null;
+}
+
+const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/** Alphanumeric only, so a key or prefix never reads as a command-line flag. */
+function randomBase62(length: number): string {
+  let out = '';
+  while (out.length < length) {
+    for (const byte of randomBytes(length)) {
+      // 248 = 4 × 62: dropping larger bytes keeps every character equally likely.
+      if (byte < 248 && out.length < length) out += BASE62[byte % 62];
+    }
+  }
+  return out;
+}
+
+export function hashKey(key: string): string {
+  return createHash('sha256').update(key).digest('hex');
+}
+
+export async function createKey(
+  db: Kysely<Schema>,
+  email: string,
+  name: string | undefined,
+  now = Date.now(),
+): Promise<{ key: string; prefix: string }> {
+  const account = await requireAccount(db, email);
+  const key = KEY_PREFIX + randomBase62(43); // ≈ 256 bits
+  const prefix = key.slice(0, PREFIX_LENGTH);
+  await db
+    .insertInto('api_keys')
+    .values({
+      id: `key_${randomBytes(9).toString('base64url')}`,
+      account_id: account.id,
+      prefix,
+      key_hash: hashKey(key),
+      name: name ?? null,
+      created_at: now,
+      last_used_at: null,
+      revoked_at: null,
+    })
+    .execute();
+  return { key, prefix };
+}
+
+/** Revokes by the displayed prefix, or by the whole key. */
+export async function revokeKey(db: Kysely<Schema>, prefixOrKey: string, now = Date.now()): Promise<ApiKeyInfo> {
+  const row = await db
+    .selectFrom('api_keys')
+    .selectAll()
+    .where((eb) => eb.or([eb('prefix', '=', prefixOrKey), eb('key_hash', '=', hashKey(prefixOrKey))]))
+    .executeTakeFirst();
+  if (!row) throw new AccountError(`no API key with prefix ${JSON.stringify(prefixOrKey)}`);
+  if (row.revoked_at === null) {
+    await db.updateTable('api_keys').set({ revoked_at: now }).where('id', '=', row.id).execute();
+  }
+  return { ...keyInfo(row), revokedAt: row.revoked_at === null ? now : Number(row.revoked_at) };
+}
+
+export async function listKeys(db: Kysely<Schema>, email: string): Promise<ApiKeyInfo[]> {
+  const account = await requireAccount(db, email);
+  const rows = await db
+    .selectFrom('api_keys')
+    .selectAll()
+    .where('account_id', '=', account.id)
+    .orderBy('created_at')
+    .execute();
+  return rows.map(keyInfo);
+}
+
+function keyInfo(row: Schema['api_keys']): ApiKeyInfo {
+  return {
+    prefix: row.prefix,
+    name: row.name,
+    createdAt: Number(row.created_at),
+    lastUsedAt: row.last_used_at === null ? null : Number(row.last_used_at),
+    revokedAt: row.revoked_at === null ? null : Number(row.revoked_at),
+  };
+}
+
+export interface KeyOwner {
+  keyId: string;
+  account: Account;
+}
+
+/** The account behind a live key, read fresh so admin changes apply to the very next request. */
+export async function findKeyOwner(db: Kysely<Schema>, key: string): Promise<KeyOwner | undefined> {
+  const row = await db
+    .selectFrom('api_keys')
+    .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
+    .innerJoin('plans', 'plans.name', 'accounts.plan')
+    .selectAll('plans')
+    .select([
+      'api_keys.id as key_id',
+      'accounts.id as account_id',
+      'accounts.email',
+      'accounts.status',
+      'accounts.credits',
+      'accounts.created_at',
+    ])
+    .where('api_keys.key_hash', '=', hashKey(key))
+    .where('api_keys.revoked_at', 'is', null)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  return {
+    keyId: row.key_id,
+    account: {
+      id: row.account_id,
+      email: row.email,
+      plan: planFromRow(row),
+      status: row.status as AccountStatus,
+      credits: Number(row.credits),
+      createdAt: Number(row.created_at),
+    },
+  };
+}
+
+/** Moves `last_used_at` forward, at most once a minute per key, so it stays off the hot path. */
+export async function touchKey(db: Kysely<Schema>, keyId: string, now = Date.now()): Promise<void> {
+  await db
+    .updateTable('api_keys')
+    .set({ last_used_at: now })
+    .where('id', '=', keyId)
+    .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', now - 60_000)]))
+    .execute();
+}

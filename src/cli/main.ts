@@ -1,0 +1,279 @@
+// The admin command line: `npm run --silent cli -- <group> <command> [options]`.
+// It calls the same account modules as the server, on the same DATABASE_URL.
+import { parseArgs } from 'node:util';
+import { ACCOUNT_STATUSES, AccountError, createAccount, requireAccount, updateAccount } from '../accounts/accounts.ts';
+import { CREDIT_PACKS, addCredits } from '../accounts/credits.ts';
+import { createKey, listKeys, revokeKey } from '../accounts/keys.ts';
+import { listPlans, updatePlan, type Plan } from '../accounts/plans.ts';
+import { ConfigError, loadConfig } from '../config.ts';
+import { openStore, type Store } from '../store/database.ts';
+
+class UsageError extends Error {}
+
+type Options = Record<string, string | boolean | undefined>;
+
+interface Command {
+  usage: string;
+  summary: string;
+  options: Record<string, { type: 'string' | 'boolean' }>;
+  run(store: Store, options: Options): Promise<string>;
+}
+
+const json = (value: unknown) => JSON.stringify(value, null, 2);
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+function required(options: Options, name: string): string {
+  const value = options[name];
+  if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+function optional(options: Options, name: string): string | undefined {
+  const value = options[name];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`--${name} needs a value`);
+  return value;
+}
+
+function wholeNumber(name: string, text: string, min: number): number {
+  if (!/^-?\d+$/.test(text.trim()) || !Number.isSafeInteger(Number(text))) {
+    throw new UsageError(`--${name} must be an integer, got ${JSON.stringify(text)}`);
+  }
+  const value = Number(text);
+  if (value < min) throw new UsageError(`--${name} must be at least ${min}, got ${value}`);
+  return value;
+}
+
+/** `N` or `none` (no limit). */
+function limit(options: Options, name: string): number | null | undefined {
+  const text = optional(options, name);
+  if (text === undefined) return undefined;
+  if (text.trim().toLowerCase() === 'none') return null;
+  return wholeNumber(name, text, name === 'daily-quota' ? 0 : 1);
+}
+
+function accountView(account: Awaited<ReturnType<typeof requireAccount>>) {
+  return {
+    email: account.email,
+    plan: account.plan.name,
+    status: account.status,
+    credits: account.credits,
+    metered: account.plan.metered,
+    created_at: iso(account.createdAt),
+  };
+}
+
+function planView(plan: Plan) {
+  return {
+    name: plan.name,
+    metered: plan.metered,
+    signup_credits: plan.signupCredits,
+    daily_quota: plan.dailyQuota,
+    burst_per_second: plan.burstPerSecond,
+    concurrency: plan.concurrency,
+  };
+}
+
+const COMMANDS: Record<string, Command> = {
+  'account create': {
+    usage: 'account create --email EMAIL [--plan free|pro|team|lifetime] [--credits N]',
+    summary: 'Create an account (free plan and its sign-up credits unless told otherwise).',
+    options: { email: { type: 'string' }, plan: { type: 'string' }, credits: { type: 'string' } },
+    async run(store, options) {
+      const credits = optional(options, 'credits');
+      const account = await createAccount(store.db, {
+        email: required(options, 'email'),
+        plan: optional(options, 'plan'),
+        credits: credits === undefined ? undefined : wholeNumber('credits', credits, 0),
+      });
+      return json(accountView(account));
+    },
+  },
+  'account set': {
+    usage: `account set --email EMAIL [--plan NAME] [--status ${ACCOUNT_STATUSES.join('|')}]`,
+    summary: "Change an account's plan or status; applies to its very next request.",
+    options: { email: { type: 'string' }, plan: { type: 'string' }, status: { type: 'string' } },
+    async run(store, options) {
+      const plan = optional(options, 'plan');
+      const status = optional(options, 'status');
+      if (plan === undefined && status === undefined) throw new UsageError('give --plan or --status (or both)');
+      return json(accountView(await updateAccount(store.db, required(options, 'email'), { plan, status })));
+    },
+  },
+  'account show': {
+    usage: 'account show --email EMAIL',
+    summary: 'Show an account with its plan, status and credit balance.',
+    options: { email: { type: 'string' } },
+    async run(store, options) {
+      return json(accountView(await requireAccount(store.db, required(options, 'email'))));
+    },
+  },
+  'key create': {
+    usage: 'key create --email EMAIL [--name NAME]',
+    summary: 'Create an API key; prints the key alone, once. Only its hash is stored.',
+    options: { email: { type: 'string' }, name: { type: 'string' } },
+    async run(store, options) {
+      const { key } = await createKey(store.db, required(options, 'email'), optional(options, 'name'));
+      return key;
+    },
+  },
+  'key list': {
+    usage: 'key list --email EMAIL',
+    summary: "List an account's keys: prefix, name, created, last used, revoked.",
+    options: { email: { type: 'string' } },
+    async run(store, options) {
+      const keys = await listKeys(store.db, required(options, 'email'));
+      return json(
+        keys.map((k) => ({
+          prefix: k.prefix,
+          name: k.name,
+          created_at: iso(k.createdAt),
+          last_used_at: iso(k.lastUsedAt),
+          revoked_at: iso(k.revokedAt),
+        })),
+      );
+    },
+  },
+  'key revoke': {
+    usage: 'key revoke --prefix KEY_PREFIX',
+    summary: 'Revoke a key by its prefix (as `key list` shows it); applies to the very next request.',
+    options: { prefix: { type: 'string' } },
+    async run(store, options) {
+      const key = await revokeKey(store.db, required(options, 'prefix'));
+      return json({ prefix: key.prefix, name: key.name, revoked_at: iso(key.revokedAt) });
+    },
+  },
+  'credits add': {
+    usage: `credits add --email EMAIL (--amount N | --pack ${CREDIT_PACKS.join('|')})`,
+    summary: 'Add credits to an account (a grant, or a credit pack); recorded in the ledger.',
+    options: { email: { type: 'string' }, amount: { type: 'string' }, pack: { type: 'string' } },
+    async run(store, options) {
+      const email = required(options, 'email');
+      const amount = optional(options, 'amount');
+      const pack = optional(options, 'pack');
+      if ((amount === undefined) === (pack === undefined)) throw new UsageError('give exactly one of --amount N or --pack 50|200|500');
+      let credits: number;
+      if (pack !== undefined) {
+        const size = Number(pack);
+        if (!(CREDIT_PACKS as readonly number[]).includes(size) || !/^\d+$/.test(pack)) {
+          throw new UsageError(`--pack must be one of ${CREDIT_PACKS.join(', ')}, got ${JSON.stringify(pack)}`);
+        }
+        credits = await addCredits(store.db, email, size, 'pack', `credit pack of ${size}`);
+      } else {
+        const value = wholeNumber('amount', amount as string, 1);
+        credits = await addCredits(store.db, email, value, 'grant', 'admin grant');
+      }
+      return json({ ...accountView(await requireAccount(store.db, email)), credits });
+    },
+  },
+  'plan set': {
+    usage: 'plan set --name NAME [--daily-quota N|none] [--burst N|none] [--concurrency N|none]',
+    summary: "Change a plan's limits; applies to the very next request of every account on it.",
+    options: {
+      name: { type: 'string' },
+      'daily-quota': { type: 'string' },
+      burst: { type: 'string' },
+      concurrency: { type: 'string' },
+    },
+    async run(store, options) {
+      const name = required(options, 'name');
+      const changes = {
+        dailyQuota: limit(options, 'daily-quota'),
+        burstPerSecond: limit(options, 'burst'),
+        concurrency: limit(options, 'concurrency'),
+      };
+      if (Object.values(changes).every((v) => v === undefined)) {
+        throw new UsageError('give at least one of --daily-quota, --burst, --concurrency');
+      }
+      const plan = await updatePlan(store.db, name, changes);
+      if (!plan) throw new AccountError(`unknown plan: ${JSON.stringify(name)}`);
+      return json(planView(plan));
+    },
+  },
+  'plan list': {
+    usage: 'plan list',
+    summary: 'List the plans and their limits.',
+    options: {},
+    async run(store) {
+      return json((await listPlans(store.db)).map(planView));
+    },
+  },
+};
+
+function overview(): string {
+  const lines = Object.values(COMMANDS).map((c) => `  ${c.usage}\n      ${c.summary}`);
+  return `Usage: npm run --silent cli -- <command> [options]\n\nCommands:\n${lines.join('\n')}\n\nEvery command takes --help. The store is DATABASE_URL, as for the server.\n`;
+}
+
+function commandHelp(command: Command): string {
+  return `Usage: npm run --silent cli -- ${command.usage}\n\n${command.summary}\n`;
+}
+
+/** `--amount -5` → `--amount=-5`, so a negative number reaches our range check instead of reading as a flag. */
+function joinNegativeNumbers(args: string[]): string[] {
+  const out: string[] = [];
+  for (const arg of args) {
+    const last = out.at(-1);
+    if (/^-\d/.test(arg) && last?.startsWith('--') && !last.includes('=')) out[out.length - 1] = `${last}=${arg}`;
+    else out.push(arg);
+  }
+  return out;
+}
+
+export async function runCli(argv: string[], out: (text: string) => void, err: (text: string) => void): Promise<number> {
+  const [group, action, ...rest] = argv;
+  if (group === undefined || group === '--help' || group === '-h' || group === 'help') {
+    out(overview());
+    return group === undefined ? 2 : 0;
+  }
+  const name = `${group} ${action ?? ''}`.trim();
+  const command = COMMANDS[name];
+  if (!command) {
+    err(`error: unknown command ${JSON.stringify(name)}\n\n${overview()}`);
+    return 2;
+  }
+  let options: Options;
+  try {
+    const parsed = parseArgs({
+      args: joinNegativeNumbers(rest),
+      options: { ...command.options, help: { type: 'boolean', short: 'h' } },
+      strict: true,
+      allowPositionals: false,
+    });
+    options = parsed.values;
+  } catch (error) {
+    err(`error: ${(error as Error).message}\n\n${commandHelp(command)}`);
+    return 2;
+  }
+  if (options.help) {
+    out(commandHelp(command));
+    return 0;
+  }
+  let store: Store | undefined;
+  try {
+    const config = loadConfig();
+    store = await openStore(config.databaseUrl);
+    out(`${await command.run(store, options)}\n`);
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      err(`error: ${error.message}\n\n${commandHelp(command)}`);
+      return 2;
+    }
+    if (error instanceof AccountError || error instanceof ConfigError) {
+      err(`error: ${error.message}\n`);
+      return 1;
+    }
+    err(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  } finally {
+    await store?.close();
+  }
+}
+
+const code = await runCli(
+  process.argv.slice(2),
+  (text) => process.stdout.write(text),
+  (text) => process.stderr.write(text),
+);
+process.exitCode = code;

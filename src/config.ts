@@ -1,0 +1,81 @@
+// Every environment variable of the service: typed, defaulted and validated in one place.
+// Start-up fails with all problems at once, each naming its variable.
+import { availableParallelism } from 'node:os';
+
+export interface Config {
+  port: number;
+  host: string;
+  /** `sqlite:PATH` or `postgres://…`; unset means an embedded SQLite file under ./data/. */
+  databaseUrl: string;
+  redisUrl: string | undefined;
+  retentionDays: number;
+  /** Upload limit in bytes (the contract's 10 MB). */
+  maxUploadBytes: number;
+  maxInputPixels: number;
+  workers: number;
+  queueLimit: number;
+  conversionTimeoutMs: number;
+  logLevel: string;
+}
+
+export const DEFAULT_SQLITE_URL = 'sqlite:data/vectorize.db';
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+export function loadConfig(env: Env = process.env): Config {
+  const problems: string[] = [];
+
+  function integer(name: string, fallback: number, min: number, max: number): number {
+    const raw = env[name];
+    if (raw === undefined || raw.trim() === '') return fallback;
+    const value = Number(raw);
+    if (!/^\s*\d+\s*$/.test(raw) || !Number.isSafeInteger(value) || value < min || value > max) {
+      problems.push(`${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(raw)}`);
+      return fallback;
+    }
+    return value;
+  }
+
+  function oneOf(name: string, fallback: string, values: string[]): string {
+    const raw = env[name];
+    if (raw === undefined || raw.trim() === '') return fallback;
+    if (!values.includes(raw)) {
+      problems.push(`${name} must be one of ${values.join(', ')}, got ${JSON.stringify(raw)}`);
+      return fallback;
+    }
+    return raw;
+  }
+
+  const databaseUrl = env.DATABASE_URL?.trim() || DEFAULT_SQLITE_URL;
+  if (!/^sqlite:.+/.test(databaseUrl) && !/^postgres(ql)?:\/\/.+/.test(databaseUrl)) {
+    problems.push(`DATABASE_URL must be sqlite:PATH or postgres://…, got ${JSON.stringify(databaseUrl)}`);
+  }
+  const redisUrl = env.REDIS_URL?.trim() || undefined;
+  if (redisUrl !== undefined && !/^rediss?:\/\/.+/.test(redisUrl)) {
+    problems.push(`REDIS_URL must be redis://…, got ${JSON.stringify(redisUrl)}`);
+  }
+  const host = env.HOST?.trim() || '0.0.0.0';
+
+  const config: Config = {
+    port: integer('PORT', 8080, 0, 65535),
+    host,
+    databaseUrl,
+    redisUrl,
+    retentionDays: integer('RETENTION_DAYS', 30, 1, 36500),
+    maxUploadBytes: 10 * 1024 * 1024,
+    maxInputPixels: integer('MAX_INPUT_PIXELS', 100_000_000, 1, 1_000_000_000),
+    workers: integer('WORKERS', Math.max(1, availableParallelism()), 1, 256),
+    queueLimit: integer('QUEUE_LIMIT', 32, 0, 100_000),
+    conversionTimeoutMs: integer('CONVERSION_TIMEOUT_MS', 30_000, 100, 600_000),
+    logLevel: oneOf('LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}

@@ -1,0 +1,91 @@
+// Conversion records: metadata of each successful conversion, kept RETENTION_DAYS.
+import type { Kysely } from 'kysely';
+import type { TraceParams } from '../engine/params.ts';
+import type { TraceResult } from '../engine/types.ts';
+import type { Schema } from '../store/schema.ts';
+import type { Db } from '../store/database.ts';
+
+export const RESULT_NOTE =
+  'Metadata only: the full SVG is returned only in the response of POST /api/v1/vectorize and is not stored; this endpoint does not return SVG content.';
+
+export interface ConversionRecord {
+  id: string;
+  original_name: string;
+  file_size: number;
+  created_at: string;
+  note: string;
+  width: number;
+  height: number;
+  node_count: number;
+  processing_time_ms: number;
+  params: TraceParams;
+  resolved: TraceResult['chosen'];
+}
+
+export async function insertConversion(
+  db: Db,
+  input: { id: string; accountId: string; originalName: string; fileSize: number; params: TraceParams; result: TraceResult },
+  now: number,
+): Promise<void> {
+  await db
+    .insertInto('conversions')
+    .values({
+      id: input.id,
+      account_id: input.accountId,
+      original_name: input.originalName,
+      file_size: input.fileSize,
+      width: input.result.width,
+      height: input.result.height,
+      node_count: input.result.nodeCount,
+      processing_time_ms: input.result.processingTimeMs,
+      params: JSON.stringify(input.params),
+      resolved: JSON.stringify(input.result.chosen),
+      created_at: now,
+    })
+    .execute();
+}
+
+/** The record of `id` if it belongs to `accountId` and has not expired. */
+export async function findConversion(
+  db: Kysely<Schema>,
+  id: string,
+  accountId: string,
+  notBefore: number,
+): Promise<ConversionRecord | undefined> {
+  const row = await db
+    .selectFrom('conversions')
+    .selectAll()
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .where('created_at', '>=', notBefore)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  return {
+    id: row.id,
+    original_name: row.original_name,
+    file_size: Number(row.file_size),
+    created_at: new Date(Number(row.created_at)).toISOString(),
+    note: RESULT_NOTE,
+    width: Number(row.width),
+    height: Number(row.height),
+    node_count: Number(row.node_count),
+    processing_time_ms: Number(row.processing_time_ms),
+    params: JSON.parse(row.params) as TraceParams,
+    resolved: JSON.parse(row.resolved) as TraceResult['chosen'],
+  };
+}
+
+export async function purgeExpiredConversions(db: Kysely<Schema>, notBefore: number): Promise<number> {
+  const result = await db.deleteFrom('conversions').where('created_at', '<', notBefore).executeTakeFirst();
+  // Settled and refunded reservations past retention are history too.
+  await db
+    .deleteFrom('reservations')
+    .where('state', '!=', 'held')
+    .where('created_at', '<', notBefore)
+    .execute();
+  return Number(result.numDeletedRows);
+}
+
+export function retentionStart(now: number, retentionDays: number): number {
+  return now - retentionDays * 24 * 60 * 60 * 1000;
+}

@@ -1,0 +1,116 @@
+// The conversion use case: reserve a credit → read the upload → trace → record → settle.
+// Whatever fails after the reservation gives the credit back.
+import type { Logger } from 'pino';
+import type { Account } from '../accounts/accounts.ts';
+import { refundReservation, reserveCredit, settleReservation } from '../accounts/credits.ts';
+import { ApiError } from '../errors.ts';
+import { sniffFormat } from '../engine/decode.ts';
+import type { TraceParams } from '../engine/params.ts';
+import { EngineError, type Engine } from '../engine/types.ts';
+import type { Store } from '../store/database.ts';
+import { newConversionId } from './ids.ts';
+import { insertConversion } from './records.ts';
+
+export interface ConversionDeps {
+  store: Store;
+  engine: Engine;
+  now: () => number;
+  /** How long a reservation may stay held before a sweep treats its process as dead. */
+  reservationLeaseMs: number;
+  log: Logger;
+}
+
+export interface Upload {
+  bytes: Buffer;
+  filename: string;
+  params: TraceParams;
+}
+
+export interface VectorizeResponse {
+  id: string;
+  svg: string;
+  width: number;
+  height: number;
+  node_count: number;
+  processing_time_ms: number;
+  credits_remaining: number | null;
+}
+
+export async function vectorize(
+  deps: ConversionDeps,
+  account: Account,
+  readUpload: () => Promise<Upload>,
+): Promise<VectorizeResponse> {
+  const { db } = deps.store;
+  const id = newConversionId(deps.now());
+  const metered = account.plan.metered;
+  if (metered) {
+    const reservation = await reserveCredit(db, account.id, id, deps.reservationLeaseMs, deps.now());
+    if (!reservation) throw new ApiError(402, 'insufficient_credits', { credits_remaining: 0 });
+  }
+  try {
+    const upload = await readUpload();
+    checkImageBytes(upload.bytes);
+    const result = await convertOrExplain(deps.engine, upload);
+    const creditsRemaining = await db.transaction().execute(async (trx) => {
+      await insertConversion(
+        trx,
+        { id, accountId: account.id, originalName: upload.filename, fileSize: upload.bytes.length, params: upload.params, result },
+        deps.now(),
+      );
+      if (!metered) return null;
+      if (!(await settleReservation(trx, id))) deps.log.warn({ conversionId: id }, 'reservation was no longer held at settlement');
+      const row = await trx.selectFrom('accounts').select('credits').where('id', '=', account.id).executeTakeFirstOrThrow();
+      return Number(row.credits);
+    });
+    return {
+      id,
+      svg: result.svg,
+      width: result.width,
+      height: result.height,
+      node_count: result.nodeCount,
+      processing_time_ms: result.processingTimeMs,
+      credits_remaining: creditsRemaining,
+    };
+  } catch (error) {
+    if (metered) await refundQuietly(deps, id, error);
+    throw error;
+  }
+}
+
+function checkImageBytes(bytes: Buffer): void {
+  if (bytes.length === 0) throw new ApiError(400, 'image: the uploaded file is empty');
+  if (!sniffFormat(bytes)) {
+    throw new ApiError(400, 'image: unsupported format; send a PNG, JPEG or WebP image (detected from its bytes)');
+  }
+}
+
+async function convertOrExplain(engine: Engine, upload: Upload) {
+  try {
+    return await engine.convert({ image: upload.bytes, params: upload.params });
+  } catch (error) {
+    if (!(error instanceof EngineError)) throw error;
+    switch (error.kind) {
+      case 'invalid_image':
+        throw new ApiError(400, `image: ${error.message}`);
+      case 'timeout':
+        throw new ApiError(502, 'the vectorization engine exceeded its time limit on this image');
+      case 'engine_failed':
+        throw new ApiError(502, 'the vectorization engine failed to process this image');
+      case 'queue_full':
+        throw new ApiError(503, 'the conversion queue is full; retry shortly', {}, { 'retry-after': '2' });
+      case 'closed':
+        throw new ApiError(503, 'the service is shutting down; retry shortly', {}, { 'retry-after': '5' });
+    }
+  }
+}
+
+async function refundQuietly(deps: ConversionDeps, id: string, cause: unknown): Promise<void> {
+  const reason = cause instanceof ApiError ? `failed: ${cause.status}` : 'failed: internal error';
+  try {
+    await refundReservation(deps.store.db, id, reason, deps.now());
+  } catch (error) {
+    // The lease sweep refunds it later; the ledger stays consistent either way.
+    deps.log.error({ err: error, conversionId: id }, 'refund failed; left to the lease sweep');
+  }
+}

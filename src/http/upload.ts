@@ -1,0 +1,68 @@
+// Reads the multipart upload: exactly one `image` file, an optional `params` JSON object,
+// nothing else. The file is capped while streaming: never more than the limit is buffered.
+import type { FastifyRequest } from 'fastify';
+import { ApiError } from '../errors.ts';
+import { ParamsError, parseParams } from '../engine/params.ts';
+import type { Upload } from '../conversion/vectorize.ts';
+
+const PARAMS_MAX_BYTES = 64 * 1024;
+/** Room for multipart boundaries and part headers on top of the file itself. */
+const MULTIPART_OVERHEAD = 1024 * 1024;
+
+function tooLarge(maxBytes: number): ApiError {
+  return new ApiError(413, `image: the upload exceeds the ${maxBytes / (1024 * 1024)} MB limit (${maxBytes} bytes)`);
+}
+
+export async function readUpload(request: FastifyRequest, maxBytes: number): Promise<Upload> {
+  if (!request.isMultipart()) {
+    throw new ApiError(400, 'the request must be multipart/form-data with an `image` file field');
+  }
+  const declared = Number(request.headers['content-length']);
+  if (Number.isFinite(declared) && declared > maxBytes + MULTIPART_OVERHEAD) throw tooLarge(maxBytes);
+
+  let image: { bytes: Buffer; filename: string } | undefined;
+  let paramsText: string | undefined;
+  const parts = request.parts({
+    limits: { fileSize: maxBytes, files: 3, fields: 5, parts: 8, fieldSize: PARAMS_MAX_BYTES, headerPairs: 50 },
+    // Keep filenames exactly as sent, with any path.
+    preservePath: true,
+  });
+  for await (const part of parts) {
+    if (part.fieldname !== 'image' && part.fieldname !== 'params') {
+      throw new ApiError(400, `unknown form field ${JSON.stringify(part.fieldname)}: only \`image\` and \`params\` are accepted`);
+    }
+    if (part.type === 'file') {
+      let bytes: Buffer;
+      try {
+        bytes = await part.toBuffer();
+      } catch (error) {
+        if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge(maxBytes);
+        throw error;
+      }
+      if (part.fieldname === 'params') {
+        if (paramsText !== undefined) throw new ApiError(400, 'params: sent more than once');
+        if (bytes.length > PARAMS_MAX_BYTES) throw new ApiError(400, 'params: too long');
+        paramsText = bytes.toString('utf8');
+      } else {
+        if (image) throw new ApiError(400, 'image: send exactly one image file');
+        image = { bytes, filename: part.filename };
+      }
+    } else {
+      if (part.fieldname === 'image') {
+        throw new ApiError(400, 'image: must be a file part (with a filename), not a plain form field');
+      }
+      if (paramsText !== undefined) throw new ApiError(400, 'params: sent more than once');
+      if (part.valueTruncated) throw new ApiError(400, 'params: too long');
+      paramsText = typeof part.value === 'string' ? part.value : String(part.value);
+    }
+  }
+  let params;
+  try {
+    params = parseParams(paramsText);
+  } catch (error) {
+    if (error instanceof ParamsError) throw new ApiError(400, error.message);
+    throw error;
+  }
+  if (!image) throw new ApiError(400, 'image: missing; send the image as a multipart file field named `image`');
+  return { ...image, params };
+}

@@ -1,0 +1,113 @@
+// Schema migrations, kept in code so that an installed package carries them.
+import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import type { Dialect } from './database.ts';
+
+function migrations(dialect: Dialect): Record<string, Migration> {
+  // The only dialect difference: how an auto-increment key is spelled.
+  const serial = dialect === 'postgres' ? 'bigserial' : 'integer';
+  return {
+    '0001_initial': {
+      async up(db: Kysely<unknown>) {
+        await db.schema
+          .createTable('plans')
+          .addColumn('name', 'text', (c) => c.primaryKey())
+          .addColumn('metered', 'integer', (c) => c.notNull())
+          .addColumn('signup_credits', 'integer', (c) => c.notNull())
+          .addColumn('daily_quota', 'integer')
+          .addColumn('burst_per_second', 'integer')
+          .addColumn('concurrency', 'integer')
+          .execute();
+        await db
+          .insertInto('plans' as never)
+          .values([
+            { name: 'free', metered: 1, signup_credits: 10, daily_quota: 5, burst_per_second: 2, concurrency: 1 },
+            { name: 'pro', metered: 0, signup_credits: 0, daily_quota: 100, burst_per_second: null, concurrency: null },
+            { name: 'team', metered: 0, signup_credits: 0, daily_quota: 500, burst_per_second: null, concurrency: null },
+            { name: 'lifetime', metered: 0, signup_credits: 0, daily_quota: null, burst_per_second: null, concurrency: null },
+          ] as never)
+          .execute();
+
+        await db.schema
+          .createTable('accounts')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('email', 'text', (c) => c.notNull().unique())
+          .addColumn('plan', 'text', (c) => c.notNull().references('plans.name'))
+          .addColumn('status', 'text', (c) => c.notNull())
+          .addColumn('credits', 'integer', (c) => c.notNull().check(sql`credits >= 0`))
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .execute();
+
+        await db.schema
+          .createTable('api_keys')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id'))
+          .addColumn('prefix', 'text', (c) => c.notNull().unique())
+          .addColumn('key_hash', 'text', (c) => c.notNull().unique())
+          .addColumn('name', 'text')
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addColumn('last_used_at', 'bigint')
+          .addColumn('revoked_at', 'bigint')
+          .execute();
+        await db.schema.createIndex('api_keys_account').on('api_keys').column('account_id').execute();
+
+        await db.schema
+          .createTable('ledger')
+          .addColumn('id', serial, (c) => c.primaryKey().autoIncrement())
+          .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id'))
+          .addColumn('delta', 'integer', (c) => c.notNull())
+          .addColumn('kind', 'text', (c) => c.notNull())
+          .addColumn('reason', 'text', (c) => c.notNull())
+          .addColumn('conversion_id', 'text')
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('ledger_account').on('ledger').column('account_id').execute();
+
+        await db.schema
+          .createTable('reservations')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id'))
+          .addColumn('amount', 'integer', (c) => c.notNull())
+          .addColumn('state', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addColumn('lease_expires_at', 'bigint', (c) => c.notNull())
+          .execute();
+        await db.schema
+          .createIndex('reservations_state_lease')
+          .on('reservations')
+          .columns(['state', 'lease_expires_at'])
+          .execute();
+
+        await db.schema
+          .createTable('conversions')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id'))
+          .addColumn('original_name', 'text', (c) => c.notNull())
+          .addColumn('file_size', 'integer', (c) => c.notNull())
+          .addColumn('width', 'integer', (c) => c.notNull())
+          .addColumn('height', 'integer', (c) => c.notNull())
+          .addColumn('node_count', 'integer', (c) => c.notNull())
+          .addColumn('processing_time_ms', 'integer', (c) => c.notNull())
+          .addColumn('params', 'text', (c) => c.notNull())
+          .addColumn('resolved', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .execute();
+        await db.schema
+          .createIndex('conversions_account_created')
+          .on('conversions')
+          .columns(['account_id', 'created_at'])
+          .execute();
+        await db.schema.createIndex('conversions_created').on('conversions').column('created_at').execute();
+      },
+    },
+  };
+}
+
+export async function migrateToLatest(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
+  const provider: MigrationProvider = { getMigrations: async () => migrations(dialect) };
+  const migrator = new Migrator({ db, provider });
+  const { error, results } = await migrator.migrateToLatest();
+  const failed = results?.find((r) => r.status === 'Error');
+  if (error || failed) {
+    throw new Error(`database migration failed${failed ? ` at ${failed.migrationName}` : ''}: ${String(error)}`);
+  }
+}
