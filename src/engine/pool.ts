@@ -1,0 +1,162 @@
+// The engine as the service sees it: a pool of worker processes behind a bounded FIFO queue.
+// Processes, not threads, so a conversion that hangs or crashes in native code can be
+// killed outright (SIGKILL) without taking the server with it.
+
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { WorkerReply, WorkerTask } from './protocol.ts';
+import { EngineError, type Engine, type EngineOptions, type TraceRequest, type TraceResult } from './types.ts';
+
+export interface ConvertCallOptions {
+  /** Overrides EngineOptions.timeoutMs for this conversion. */
+  timeoutMs?: number;
+}
+
+export interface EngineDependencies {
+  /** The worker script; the default is worker.ts beside this file, run through tsx. */
+  workerPath?: string;
+  execArgv?: string[];
+}
+
+interface Job {
+  request: TraceRequest;
+  timeoutMs: number;
+  resolve: (result: TraceResult) => void;
+  reject: (error: EngineError) => void;
+}
+
+interface WorkerSlot {
+  child: ChildProcess;
+  ready: boolean;
+  job: { id: number; job: Job; timer: NodeJS.Timeout } | null;
+  /** Set when the pool killed it on purpose (timeout, close), so exit is not reported as a crash. */
+  expectedExit: EngineError | null;
+}
+
+/** A worker that dies before saying it is ready is respawned after this pause, not in a tight loop. */
+const RESPAWN_DELAY_MS = 250;
+
+export function createEngine(options: EngineOptions, dependencies: EngineDependencies = {}): Engine & {
+  convert(request: TraceRequest, callOptions?: ConvertCallOptions): Promise<TraceResult>;
+} {
+  const workerPath = dependencies.workerPath ?? fileURLToPath(new URL('./worker.ts', import.meta.url));
+  const execArgv = dependencies.execArgv ?? ['--import', 'tsx'];
+  const workerCount = Math.max(1, Math.floor(options.workers));
+  const queue: Job[] = [];
+  const slots = new Set<WorkerSlot>();
+  let nextJobId = 1;
+  let closed = false;
+
+  function spawnWorker(): void {
+    if (closed) return;
+    const child = fork(workerPath, [], {
+      execArgv,
+      serialization: 'advanced',
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    const slot: WorkerSlot = { child, ready: false, job: null, expectedExit: null };
+    slots.add(slot);
+
+    child.on('message', (message: WorkerReply) => {
+      if (message.type === 'ready') {
+        slot.ready = true;
+        dispatch();
+        return;
+      }
+      const running = slot.job;
+      if (!running || running.id !== message.id) return;
+      clearTimeout(running.timer);
+      slot.job = null;
+      if (message.type === 'result') running.job.resolve(message.result);
+      else running.job.reject(new EngineError(message.kind, message.message));
+      dispatch();
+    });
+
+    child.on('error', () => {
+      // 'exit' follows when the process is gone; a failed kill() needs nothing more.
+    });
+
+    child.on('exit', (code, signal) => {
+      slots.delete(slot);
+      const running = slot.job;
+      slot.job = null;
+      if (running) {
+        clearTimeout(running.timer);
+        running.job.reject(
+          slot.expectedExit ??
+            new EngineError('engine_failed', `the engine worker stopped during the conversion (${signal ?? `exit code ${code}`})`),
+        );
+      }
+      if (closed) return;
+      if (slot.ready) spawnWorker();
+      else setTimeout(spawnWorker, RESPAWN_DELAY_MS).unref();
+    });
+  }
+
+  function kill(slot: WorkerSlot, reason: EngineError): void {
+    slot.expectedExit = reason;
+    slot.child.kill('SIGKILL');
+  }
+
+  function dispatch(): void {
+    for (const slot of slots) {
+      if (queue.length === 0) return;
+      if (!slot.ready || slot.job || slot.expectedExit) continue;
+      const job = queue.shift() as Job;
+      const id = nextJobId++;
+      const timer = setTimeout(() => {
+        kill(slot, new EngineError('timeout', `the conversion exceeded its time limit of ${job.timeoutMs} ms`));
+      }, job.timeoutMs);
+      slot.job = { id, job, timer };
+      const task: WorkerTask = {
+        id,
+        image: job.request.image,
+        params: job.request.params,
+        maxInputPixels: options.maxInputPixels,
+      };
+      slot.child.send(task, (error) => {
+        if (error && slot.job?.id === id) kill(slot, new EngineError('engine_failed', 'the engine worker could not be reached'));
+      });
+    }
+  }
+
+  function convert(request: TraceRequest, callOptions: ConvertCallOptions = {}): Promise<TraceResult> {
+    if (closed) return Promise.reject(new EngineError('closed', 'the engine is shutting down'));
+    const idle = [...slots].some((slot) => slot.ready && !slot.job && !slot.expectedExit);
+    if (!idle && queue.length >= options.queueLimit) {
+      return Promise.reject(new EngineError('queue_full', 'the conversion queue is full'));
+    }
+    return new Promise<TraceResult>((resolve, reject) => {
+      queue.push({ request, timeoutMs: callOptions.timeoutMs ?? options.timeoutMs, resolve, reject });
+      dispatch();
+    });
+  }
+
+  function load(): { running: number; queued: number; workers: number } {
+    let running = 0;
+    for (const slot of slots) if (slot.job) running++;
+    return { running, queued: queue.length, workers: slots.size };
+  }
+
+  async function close(): Promise<void> {
+    if (closed) return;
+    closed = true;
+    const shuttingDown = new EngineError('closed', 'the engine is shutting down');
+    for (const job of queue.splice(0)) job.reject(shuttingDown);
+    const exits = [...slots].map(
+      (slot) =>
+        new Promise<void>((resolve) => {
+          if (slot.child.exitCode !== null || slot.child.signalCode !== null) {
+            resolve();
+            return;
+          }
+          slot.child.once('exit', () => resolve());
+          kill(slot, shuttingDown);
+        }),
+    );
+    await Promise.all(exits);
+  }
+
+  for (let i = 0; i < workerCount; i++) spawnWorker();
+  return { convert, load, close };
+}

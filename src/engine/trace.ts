@@ -1,0 +1,141 @@
+// Maps the contract's TraceParams onto VTracer's Config for one kind of picture,
+// prepares the pixels the tracer sees, and runs the tracer.
+
+import { ColorMode, Hierarchical, PathSimplifyMode, vectorizeRaw, type Config } from '@neplex/vectorizer';
+import type { ImageKind } from './classify.ts';
+import { luma } from './classify.ts';
+import type { CurveMode, TraceParams } from './params.ts';
+
+export type ResolvedCurveMode = Exclude<CurveMode, 'auto'>;
+
+/** layerDifference 0–5 onto VTracer's gradient step (0–255 colour distance between stacked layers). */
+export const LAYER_DIFFERENCE_STEPS = [0, 8, 16, 24, 32, 48] as const;
+
+/** segmentLength 1–20 onto VTracer's length threshold, whose useful range is 3.5–10 px. */
+export function lengthThreshold(segmentLength: number): number {
+  return 3.5 + ((segmentLength - 1) * 6.5) / 19;
+}
+
+/** pathPrecision 1–10 onto decimal places of original-pixel coordinates: 1–3 → whole pixels, 4 → 0.1 px, … */
+export function decimalPlaces(pathPrecision: number): number {
+  return Math.max(0, pathPrecision - 3);
+}
+
+/** Speckle side used when filterSpeckle is 0 (automatic), in working pixels. */
+const AUTOMATIC_SPECKLE: Record<ImageKind, number> = { pixelart: 0, logo: 2, sketch: 2, photo: 4 };
+
+export function resolveCurveMode(curveMode: CurveMode, kind: ImageKind): ResolvedCurveMode {
+  if (curveMode !== 'auto') return curveMode;
+  return kind === 'pixelart' ? 'none' : 'spline';
+}
+
+const SIMPLIFY_MODE: Record<ResolvedCurveMode, PathSimplifyMode> = {
+  none: PathSimplifyMode.None,
+  polygon: PathSimplifyMode.Polygon,
+  spline: PathSimplifyMode.Spline,
+};
+
+export interface TraceSettings {
+  kind: ImageKind;
+  curveMode: ResolvedCurveMode;
+  /** Working pixels per original pixel (≤ 1). */
+  workingScale: number;
+}
+
+/** The VTracer configuration for these params on this kind of picture. */
+export function buildTracerConfig(params: TraceParams, settings: TraceSettings): Config {
+  const speckle =
+    params.filterSpeckle === 0
+      ? AUTOMATIC_SPECKLE[settings.kind]
+      : Math.max(1, Math.round(params.filterSpeckle * settings.workingScale));
+  const exactColours = settings.kind === 'pixelart';
+  return {
+    colorMode: settings.kind === 'sketch' ? ColorMode.Binary : ColorMode.Color,
+    // Stacked layers overlap their neighbours, so no background shows through between shapes.
+    hierarchical: Hierarchical.Stacked,
+    filterSpeckle: speckle,
+    colorPrecision: exactColours ? 8 : params.colorPrecision,
+    layerDifference: exactColours ? 0 : (LAYER_DIFFERENCE_STEPS[params.layerDifference] ?? 8),
+    mode: SIMPLIFY_MODE[settings.curveMode],
+    cornerThreshold: params.cornerThreshold,
+    lengthThreshold: lengthThreshold(params.segmentLength),
+    maxIterations: 10,
+    spliceThreshold: params.spliceThreshold,
+    // Full precision from the tracer; rounding happens once, in original-pixel units.
+    pathPrecision: 3,
+    // Key out transparency whenever there is any, not only when it touches the border.
+    keyingThreshold: 0,
+  };
+}
+
+/**
+ * Alpha is made binary for the tracer (VTracer keys out alpha 0 and ignores alpha otherwise);
+ * partly transparent layers get their opacity back afterwards from the source alpha.
+ */
+export function binariseAlpha(rgba: Buffer): Buffer {
+  const out = Buffer.from(rgba);
+  for (let i = 3; i < out.length; i += 4) {
+    if ((out[i] as number) < 128) {
+      out[i - 3] = 0;
+      out[i - 2] = 0;
+      out[i - 1] = 0;
+      out[i] = 0;
+    } else {
+      out[i] = 255;
+    }
+  }
+  return out;
+}
+
+/** Otsu's threshold over the luma of opaque pixels. */
+export function otsuThreshold(rgba: Buffer): number {
+  const histogram = new Float64Array(256);
+  let total = 0;
+  for (let i = 0; i < rgba.length; i += 4) {
+    if ((rgba[i + 3] as number) < 128) continue;
+    const bin = Math.round(luma(rgba[i] as number, rgba[i + 1] as number, rgba[i + 2] as number));
+    histogram[bin] = (histogram[bin] as number) + 1;
+    total++;
+  }
+  if (total === 0) return 128;
+  let sum = 0;
+  for (let t = 0; t < 256; t++) sum += t * (histogram[t] as number);
+  let backgroundWeight = 0;
+  let backgroundSum = 0;
+  let best = 128;
+  let bestVariance = -1;
+  for (let t = 0; t < 256; t++) {
+    backgroundWeight += histogram[t] as number;
+    if (backgroundWeight === 0) continue;
+    const foregroundWeight = total - backgroundWeight;
+    if (foregroundWeight === 0) break;
+    backgroundSum += t * (histogram[t] as number);
+    const meanDifference = backgroundSum / backgroundWeight - (sum - backgroundSum) / foregroundWeight;
+    const variance = backgroundWeight * foregroundWeight * meanDifference * meanDifference;
+    if (variance > bestVariance) {
+      bestVariance = variance;
+      best = t;
+    }
+  }
+  return best + 0.5;
+}
+
+/** Line art for the binary tracer: ink black, paper white, transparent stays transparent. */
+export function binariseInk(rgba: Buffer, threshold: number): Buffer {
+  // Transparent pixels count as paper: the binary tracer has no notion of alpha.
+  const out = Buffer.alloc(rgba.length, 255);
+  for (let i = 0; i < rgba.length; i += 4) {
+    if ((rgba[i + 3] as number) < 128) continue;
+    const ink = luma(rgba[i] as number, rgba[i + 1] as number, rgba[i + 2] as number) < threshold;
+    const value = ink ? 0 : 255;
+    out[i] = value;
+    out[i + 1] = value;
+    out[i + 2] = value;
+    out[i + 3] = 255;
+  }
+  return out;
+}
+
+export async function runTracer(rgba: Buffer, width: number, height: number, config: Config): Promise<string> {
+  return vectorizeRaw(rgba, { width, height }, config);
+}

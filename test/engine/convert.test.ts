@@ -1,0 +1,119 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { Resvg } from '@resvg/resvg-js';
+import sharp from 'sharp';
+import { convertImage } from '../../src/engine/convert.ts';
+import { DEFAULT_PARAMS, type TraceParams } from '../../src/engine/params.ts';
+import { countNodes } from '../../src/engine/svg.ts';
+import { EngineError } from '../../src/engine/types.ts';
+import { corpusImage } from './corpus.ts';
+
+const LIMITS = { maxInputPixels: 100_000_000 };
+
+function params(overrides: Partial<TraceParams> = {}): TraceParams {
+  return { ...DEFAULT_PARAMS, ...overrides };
+}
+
+async function assertInvalidImage(image: Buffer): Promise<void> {
+  await assert.rejects(convertImage({ image, params: params() }, LIMITS), (error: unknown) => {
+    assert.ok(error instanceof EngineError);
+    assert.equal(error.kind, 'invalid_image');
+    assert.ok(error.message.length > 0);
+    return true;
+  });
+}
+
+for (const [file, width, height] of [
+  ['logo/flag_br_noto.png', 720, 504],
+  ['illustration/vtracer_cityscape_sunset.jpg', 1400, 980],
+  ['clipart/baby_tux_fizyplankton.webp', 386, 395],
+] as const) {
+  test(`converts ${file} with viewBox at the original size and a matching node count`, async () => {
+    const result = await convertImage({ image: corpusImage(file), params: params() }, LIMITS);
+    assert.equal(result.width, width);
+    assert.equal(result.height, height);
+    assert.match(result.svg, new RegExp(`viewBox="0 0 ${width} ${height}" width="${width}" height="${height}"`));
+    assert.ok(result.nodeCount > 0);
+    assert.equal(result.nodeCount, countNodes(result.svg));
+    assert.ok(Number.isInteger(result.processingTimeMs));
+    assert.doesNotMatch(result.svg, /<script|\bon[a-z]+=|href|<!--|transform=/i);
+    assert.doesNotMatch(result.svg, /fill="(?!#[0-9a-f]{6}")/);
+  });
+}
+
+test('a large image is traced at reduced size and written at its original size', async () => {
+  const result = await convertImage({ image: corpusImage('clipart/pdv_aliens_cartoon_7500x5145.png'), params: params() }, LIMITS);
+  assert.match(result.svg, /viewBox="0 0 7500 5145"/);
+  assert.ok(result.processingTimeMs < 5000);
+});
+
+test('corrupt bytes with a PNG signature are invalid_image', async () => {
+  const bytes = Buffer.concat([corpusImage('logo/flag_br_noto.png').subarray(0, 8), Buffer.alloc(500, 7)]);
+  await assertInvalidImage(bytes);
+});
+
+test('truncated PNG, JPEG and WebP are invalid_image', async () => {
+  for (const file of ['logo/flag_br_noto.png', 'illustration/vtracer_cityscape_sunset.jpg', 'clipart/baby_tux_fizyplankton.webp']) {
+    const bytes = corpusImage(file);
+    await assertInvalidImage(bytes.subarray(0, Math.floor(bytes.length * 0.6)));
+  }
+});
+
+test('empty and unsupported bytes are invalid_image', async () => {
+  await assertInvalidImage(Buffer.alloc(0));
+  await assertInvalidImage(Buffer.from('GIF89a\x01\x00\x01\x00', 'latin1'));
+});
+
+test('an image over the pixel limit is refused from its header', async () => {
+  const image = corpusImage('photo/espinasse_portrait_6035x8212_gray.jpg');
+  await assert.rejects(convertImage({ image, params: params() }, { maxInputPixels: 10_000_000 }), (error: unknown) => {
+    assert.ok(error instanceof EngineError);
+    assert.equal(error.kind, 'invalid_image');
+    assert.match(error.message, /limit/);
+    return true;
+  });
+});
+
+test('EXIF orientation is applied: width and height are those of the upright image', async () => {
+  const upright = await sharp({ create: { width: 40, height: 20, channels: 3, background: '#336699' } })
+    .jpeg()
+    .withMetadata({ orientation: 6 })
+    .toBuffer();
+  const result = await convertImage({ image: upright, params: params() }, LIMITS);
+  assert.equal(result.width, 20);
+  assert.equal(result.height, 40);
+  assert.match(result.svg, /viewBox="0 0 20 40"/);
+});
+
+test('transparent areas stay unpainted', async () => {
+  const file = 'logo/flat_shapes_transparency_300.png';
+  const { data: source } = await sharp(corpusImage(file)).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+  assert.equal(source[3], 0, 'the fixture has a transparent top-left corner');
+  const result = await convertImage({ image: corpusImage(file), params: params() }, LIMITS);
+  const rendered = new Resvg(result.svg).render();
+  assert.equal(rendered.width, 300);
+  const pixels = rendered.pixels;
+  assert.equal(pixels[3], 0, 'top-left corner is transparent');
+  // and the opaque middle of the yellow shape is painted
+  const { data: middle } = await sharp(corpusImage(file)).ensureAlpha().extract({ left: 40, top: 60, width: 1, height: 1 }).raw().toBuffer({ resolveWithObject: true });
+  assert.equal(middle[3], 255);
+  assert.equal(pixels[(60 * 300 + 40) * 4 + 3], 255);
+});
+
+test('auto picks pixel-exact tracing for pixel art and line art tracing for a drawing', async () => {
+  const pixelArt = await convertImage({ image: corpusImage('pixelart/kenney_tiny_dungeon_tilemap.png'), params: params() }, LIMITS);
+  assert.deepEqual(pixelArt.chosen, { mode: 'pixelart', curveMode: 'none' });
+  const drawing = await convertImage({ image: corpusImage('sketch/vtracer_k1_drawing.jpg'), params: params() }, LIMITS);
+  assert.equal(drawing.chosen.mode, 'sketch');
+  assert.match(drawing.svg, /fill="#000000"/);
+});
+
+test('explicit mode and curveMode are honoured', async () => {
+  const result = await convertImage(
+    { image: corpusImage('logo/flag_br_noto.png'), params: params({ mode: 'photo', curveMode: 'polygon' }) },
+    LIMITS,
+  );
+  assert.deepEqual(result.chosen, { mode: 'photo', curveMode: 'polygon' });
+  // polygon mode writes no curve commands
+  assert.doesNotMatch(result.svg, /d="[^"]*c/);
+});
