@@ -52,7 +52,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
 
         await db.schema
           .createTable('ledger')
-          .addColumn('id', serial, (c) => c.primaryKey().autoIncrement())
+          .addColumn('id', serial, (c) => (dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement()))
           .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id'))
           .addColumn('delta', 'integer', (c) => c.notNull())
           .addColumn('kind', 'text', (c) => c.notNull())

@@ -34,7 +34,7 @@ export interface VectorizeInput {
 
 export function vectorizeForm(input: VectorizeInput): FormData {
   const form = new FormData();
-  if (input.image) form.append('image', new Blob([input.image]), input.filename ?? 'image.png');
+  if (input.image) form.append('image', new Blob([new Uint8Array(input.image)]), input.filename ?? 'image.png');
   if (input.params !== undefined) {
     form.append('params', typeof input.params === 'string' ? input.params : JSON.stringify(input.params));
   }
