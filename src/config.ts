@@ -15,6 +15,10 @@ export interface Config {
   workers: number;
   queueLimit: number;
   conversionTimeoutMs: number;
+  /** How long a credit reservation may stay held before a sweep refunds it (its process died). */
+  reservationLeaseMs: number;
+  /** How often expired reservations are refunded and old records purged. */
+  housekeepingIntervalMs: number;
   logLevel: string;
 }
 
@@ -74,6 +78,8 @@ export function loadConfig(env: Env = process.env): Config {
     workers: integer('WORKERS', Math.max(1, availableParallelism()), 1, 256),
     queueLimit: integer('QUEUE_LIMIT', 32, 0, 100_000),
     conversionTimeoutMs: integer('CONVERSION_TIMEOUT_MS', 30_000, 100, 600_000),
+    reservationLeaseMs: integer('RESERVATION_LEASE_MS', 15 * 60_000, 1000, 7 * 86_400_000),
+    housekeepingIntervalMs: integer('HOUSEKEEPING_INTERVAL_MS', 60_000, 100, 86_400_000),
     logLevel: oneOf('LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
   };
   if (problems.length > 0) throw new ConfigError(problems);

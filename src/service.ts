@@ -3,16 +3,18 @@ import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { refundExpiredReservations } from './accounts/credits.ts';
 import type { Config } from './config.ts';
-import { purgeExpiredConversions, retentionStart } from './conversion/records.ts';
+import { countConversionsSince, purgeExpiredConversions, retentionStart } from './conversion/records.ts';
 import { createEngine } from './engine/pool.ts';
 import type { Engine } from './engine/types.ts';
 import { buildApp } from './http/app.ts';
+import { createMemoryLimits, type Limits } from './limits/limits.ts';
 import { openStore, type Store } from './store/database.ts';
 
 export interface Service {
   app: FastifyInstance;
   store: Store;
   engine: Engine;
+  limits: Limits;
   /** Base URL the server listens on, e.g. http://127.0.0.1:8080 */
   url: string;
   /** One pass of the housekeeping the timer runs: lease sweep and retention purge. */
@@ -23,8 +25,6 @@ export interface Service {
 export interface ServiceOverrides {
   now?: () => number;
   logger?: Logger;
-  /** Skip the periodic housekeeping timer (tests call housekeep() themselves). */
-  housekeepingIntervalMs?: number;
 }
 
 export function createLogger(level: string): Logger {
@@ -48,8 +48,10 @@ export async function startService(config: Config, overrides: ServiceOverrides =
     timeoutMs: config.conversionTimeoutMs,
     maxInputPixels: config.maxInputPixels,
   });
-  // A reservation outlives any request: upload, queue wait and the engine's time limit.
-  const reservationLeaseMs = Math.max(15 * 60_000, 4 * config.conversionTimeoutMs);
+  const limits = createMemoryLimits({
+    now,
+    countSuccessesSince: (accountId, since) => countConversionsSince(store.db, accountId, since),
+  });
 
   async function housekeep(): Promise<void> {
     const refunded = await refundExpiredReservations(store.db, now());
@@ -64,7 +66,8 @@ export async function startService(config: Config, overrides: ServiceOverrides =
       store,
       engine,
       now,
-      reservationLeaseMs,
+      limits,
+      reservationLeaseMs: config.reservationLeaseMs,
       log: logger,
       logger,
       maxUploadBytes: config.maxUploadBytes,
@@ -77,10 +80,9 @@ export async function startService(config: Config, overrides: ServiceOverrides =
     throw error;
   }
 
-  const interval = overrides.housekeepingIntervalMs ?? 60_000;
   const timer = setInterval(() => {
     housekeep().catch((error: unknown) => logger.warn({ err: error }, 'housekeeping failed'));
-  }, interval);
+  }, config.housekeepingIntervalMs);
   timer.unref();
 
   const address = app.server.address();
@@ -91,6 +93,7 @@ export async function startService(config: Config, overrides: ServiceOverrides =
     app,
     store,
     engine,
+    limits,
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     housekeep,
     async close() {

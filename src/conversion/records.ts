@@ -89,3 +89,14 @@ export async function purgeExpiredConversions(db: Kysely<Schema>, notBefore: num
 export function retentionStart(now: number, retentionDays: number): number {
   return now - retentionDays * 24 * 60 * 60 * 1000;
 }
+
+/** Successful conversions of an account since `since`: what the daily quota counts. */
+export async function countConversionsSince(db: Kysely<Schema>, accountId: string, since: number): Promise<number> {
+  const row = await db
+    .selectFrom('conversions')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('account_id', '=', accountId)
+    .where('created_at', '>=', since)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}

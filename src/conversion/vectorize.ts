@@ -1,5 +1,5 @@
-// The conversion use case: reserve a credit → read the upload → trace → record → settle.
-// Whatever fails after the reservation gives the credit back.
+// The conversion use case: limits → reserve a credit → read the upload → trace → record → settle.
+// Whatever fails after the reservation gives the credit back; the limits' slot is always released.
 import type { Logger } from 'pino';
 import type { Account } from '../accounts/accounts.ts';
 import { refundReservation, reserveCredit, settleReservation } from '../accounts/credits.ts';
@@ -7,6 +7,7 @@ import { ApiError } from '../errors.ts';
 import { sniffFormat } from '../engine/decode.ts';
 import type { TraceParams } from '../engine/params.ts';
 import { EngineError, type Engine } from '../engine/types.ts';
+import type { Limits } from '../limits/limits.ts';
 import type { Store } from '../store/database.ts';
 import { newConversionId } from './ids.ts';
 import { insertConversion } from './records.ts';
@@ -14,6 +15,7 @@ import { insertConversion } from './records.ts';
 export interface ConversionDeps {
   store: Store;
   engine: Engine;
+  limits: Limits;
   now: () => number;
   /** How long a reservation may stay held before a sweep treats its process as dead. */
   reservationLeaseMs: number;
@@ -41,27 +43,42 @@ export async function vectorize(
   account: Account,
   readUpload: () => Promise<Upload>,
 ): Promise<VectorizeResponse> {
+  const admission = await deps.limits.admit(account);
+  try {
+    return await reserveAndConvert(deps, account, readUpload);
+  } finally {
+    admission.release();
+  }
+}
+
+async function reserveAndConvert(
+  deps: ConversionDeps,
+  account: Account,
+  readUpload: () => Promise<Upload>,
+): Promise<VectorizeResponse> {
   const { db } = deps.store;
   const id = newConversionId(deps.now());
   const metered = account.plan.metered;
+  // The balance right after this conversion's credit was taken: parallel conversions each get their own.
+  let creditsRemaining: number | null = null;
   if (metered) {
     const reservation = await reserveCredit(db, account.id, id, deps.reservationLeaseMs, deps.now());
     if (!reservation) throw new ApiError(402, 'insufficient_credits', { credits_remaining: 0 });
+    creditsRemaining = reservation.balance;
   }
   try {
     const upload = await readUpload();
     checkImageBytes(upload.bytes);
     const result = await convertOrExplain(deps.engine, upload);
-    const creditsRemaining = await db.transaction().execute(async (trx) => {
+    await db.transaction().execute(async (trx) => {
       await insertConversion(
         trx,
         { id, accountId: account.id, originalName: upload.filename, fileSize: upload.bytes.length, params: upload.params, result },
         deps.now(),
       );
-      if (!metered) return null;
-      if (!(await settleReservation(trx, id))) deps.log.warn({ conversionId: id }, 'reservation was no longer held at settlement');
-      const row = await trx.selectFrom('accounts').select('credits').where('id', '=', account.id).executeTakeFirstOrThrow();
-      return Number(row.credits);
+      if (metered && !(await settleReservation(trx, id))) {
+        deps.log.warn({ conversionId: id }, 'reservation was no longer held at settlement');
+      }
     });
     return {
       id,

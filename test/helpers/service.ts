@@ -42,12 +42,12 @@ export async function startTestService(
     DATABASE_URL: database.url,
     WORKERS: '2',
     LOG_LEVEL: 'silent',
+    HOUSEKEEPING_INTERVAL_MS: '3600000',
     ...options.env,
   });
   const service = await startService(config, {
     now: options.now,
     logger: pino({ level: 'silent' }),
-    housekeepingIntervalMs: 3_600_000,
   });
   return {
     ...service,
