@@ -8,6 +8,8 @@ export interface Config {
   /** `sqlite:PATH` or `postgres://…`; unset means an embedded SQLite file under ./data/. */
   databaseUrl: string;
   redisUrl: string | undefined;
+  /** Prefix of every Redis key, so several deployments can share one Redis. */
+  redisPrefix: string;
   retentionDays: number;
   /** Upload limit in bytes (the contract's 10 MB). */
   maxUploadBytes: number;
@@ -72,6 +74,7 @@ export function loadConfig(env: Env = process.env): Config {
     host,
     databaseUrl,
     redisUrl,
+    redisPrefix: env.REDIS_PREFIX?.trim() || 'vectorize:',
     retentionDays: integer('RETENTION_DAYS', 30, 1, 36500),
     maxUploadBytes: 10 * 1024 * 1024,
     maxInputPixels: integer('MAX_INPUT_PIXELS', 100_000_000, 1, 1_000_000_000),

@@ -7,7 +7,9 @@ import { countConversionsSince, purgeExpiredConversions, retentionStart } from '
 import { createEngine } from './engine/pool.ts';
 import type { Engine } from './engine/types.ts';
 import { buildApp } from './http/app.ts';
-import { createMemoryLimits, type Limits } from './limits/limits.ts';
+import type { Limits, LimitsDeps } from './limits/limits.ts';
+import { createMemoryLimits } from './limits/memory.ts';
+import { createRedisLimits } from './limits/redis.ts';
 import { openStore, type Store } from './store/database.ts';
 
 export interface Service {
@@ -42,16 +44,19 @@ export async function startService(config: Config, overrides: ServiceOverrides =
   const now = overrides.now ?? Date.now;
   const logger = overrides.logger ?? createLogger(config.logLevel);
   const store = await openStore(config.databaseUrl);
-  const engine = createEngine({
-    workers: config.workers,
-    queueLimit: config.queueLimit,
-    timeoutMs: config.conversionTimeoutMs,
-    maxInputPixels: config.maxInputPixels,
-  });
-  const limits = createMemoryLimits({
+  const limitsDeps: LimitsDeps = {
     now,
     countSuccessesSince: (accountId, since) => countConversionsSince(store.db, accountId, since),
-  });
+  };
+  let limits: Limits;
+  try {
+    limits = config.redisUrl
+      ? await createRedisLimits(config.redisUrl, config.redisPrefix, limitsDeps)
+      : createMemoryLimits(limitsDeps);
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
 
   async function housekeep(): Promise<void> {
     const refunded = await refundExpiredReservations(store.db, now());
@@ -59,6 +64,12 @@ export async function startService(config: Config, overrides: ServiceOverrides =
     if (refunded > 0 || purged > 0) logger.info({ refunded, purged }, 'housekeeping');
   }
 
+  const engine = createEngine({
+    workers: config.workers,
+    queueLimit: config.queueLimit,
+    timeoutMs: config.conversionTimeoutMs,
+    maxInputPixels: config.maxInputPixels,
+  });
   let app: FastifyInstance;
   try {
     await housekeep();
@@ -76,6 +87,7 @@ export async function startService(config: Config, overrides: ServiceOverrides =
     await app.listen({ port: config.port, host: config.host });
   } catch (error) {
     await engine.close();
+    await limits.close();
     await store.close();
     throw error;
   }
@@ -100,6 +112,7 @@ export async function startService(config: Config, overrides: ServiceOverrides =
       clearInterval(timer);
       await app.close();
       await engine.close();
+      await limits.close();
       await store.close();
     },
   };

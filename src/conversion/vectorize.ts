@@ -47,7 +47,7 @@ export async function vectorize(
   try {
     return await reserveAndConvert(deps, account, readUpload);
   } finally {
-    admission.release();
+    await admission.release();
   }
 }
 

@@ -1,7 +1,7 @@
 // Plan limits on conversions, checked in the contract's order: burst, concurrency, daily quota.
-// The interface is what a Redis-backed implementation for several nodes will fill; the one
-// here keeps its state in process.
+// Two implementations fill the interface: in process (one node) and Redis (several nodes).
 import type { Account } from '../accounts/accounts.ts';
+import type { Plan } from '../accounts/plans.ts';
 import { ApiError } from '../errors.ts';
 
 export type LimitKind = 'burst' | 'concurrency' | 'daily_quota';
@@ -19,14 +19,15 @@ export class LimitExceeded extends ApiError {
 
 /** A conversion admitted past the limits; `release` when it ends, however it ends. */
 export interface Admission {
-  release(): void;
+  release(): Promise<void>;
 }
 
 export interface Limits {
   /** Admits a conversion for `account` or throws LimitExceeded. */
   admit(account: Account): Promise<Admission>;
   /** Conversions of the account now in flight (admitted, not yet released). */
-  inFlight(accountId: string): number;
+  inFlight(accountId: string): Promise<number>;
+  close(): Promise<void>;
 }
 
 export interface LimitsDeps {
@@ -43,80 +44,42 @@ export function startOfUtcDay(now: number): number {
   return Math.floor(now / DAY_MS) * DAY_MS;
 }
 
-export function secondsUntilNextUtcDay(now: number): number {
-  return Math.max(1, Math.ceil((startOfUtcDay(now) + DAY_MS - now) / 1000));
+/** Whole seconds to wait, from milliseconds: rounded up, at least 1. */
+export function waitSeconds(ms: number): number {
+  return Math.max(1, Math.ceil(ms / 1000));
 }
 
-export function createMemoryLimits(deps: LimitsDeps): Limits {
-  /** Admission times of the last second, per account: a sliding one-second window. */
-  const recent = new Map<string, number[]>();
-  const running = new Map<string, number>();
+export function secondsUntilNextUtcDay(now: number): number {
+  return waitSeconds(startOfUtcDay(now) + DAY_MS - now);
+}
 
-  function checkBurst(account: Account, now: number): void {
-    const perSecond = account.plan.burstPerSecond;
-    if (perSecond === null) return;
-    const window = (recent.get(account.id) ?? []).filter((t) => t > now - 1000);
-    recent.set(account.id, window);
-    if (window.length >= perSecond) {
-      // The oldest admission in the window leaves it at oldest + 1000.
-      const waitMs = (window[window.length - perSecond] ?? now) + 1000 - now;
-      throw new LimitExceeded(
-        'burst',
-        Math.max(1, Math.ceil(waitMs / 1000)),
-        `rate limit exceeded (burst): the ${account.plan.name} plan allows ${perSecond} requests per second`,
-      );
-    }
-  }
+/** Successful conversions today, or 0 when the plan has no daily quota (no query then). */
+export async function usedToday(deps: LimitsDeps, account: Account): Promise<number> {
+  if (account.plan.dailyQuota === null) return 0;
+  return deps.countSuccessesSince(account.id, startOfUtcDay(deps.now()));
+}
 
-  function checkConcurrency(account: Account): void {
-    const limit = account.plan.concurrency;
-    if (limit === null) return;
-    if ((running.get(account.id) ?? 0) >= limit) {
-      throw new LimitExceeded(
-        'concurrency',
-        CONCURRENCY_RETRY_SECONDS,
-        `rate limit exceeded (concurrency): the ${account.plan.name} plan allows ${limit} conversion${limit === 1 ? '' : 's'} at a time`,
-      );
-    }
-  }
+export function burstExceeded(plan: Plan, waitMs: number): LimitExceeded {
+  return new LimitExceeded(
+    'burst',
+    waitSeconds(waitMs),
+    `rate limit exceeded (burst): the ${plan.name} plan allows ${plan.burstPerSecond} requests per second`,
+  );
+}
 
-  function checkDailyQuota(account: Account, usedToday: number, now: number): void {
-    const quota = account.plan.dailyQuota;
-    if (quota === null) return;
-    // Conversions in flight may all succeed: count them, so parallel requests cannot overshoot.
-    if (usedToday + (running.get(account.id) ?? 0) >= quota) {
-      throw new LimitExceeded(
-        'daily_quota',
-        secondsUntilNextUtcDay(now),
-        `rate limit exceeded (daily quota): the ${account.plan.name} plan allows ${quota} conversions per UTC day`,
-      );
-    }
-  }
+export function concurrencyExceeded(plan: Plan): LimitExceeded {
+  const limit = plan.concurrency;
+  return new LimitExceeded(
+    'concurrency',
+    CONCURRENCY_RETRY_SECONDS,
+    `rate limit exceeded (concurrency): the ${plan.name} plan allows ${limit} conversion${limit === 1 ? '' : 's'} at a time`,
+  );
+}
 
-  return {
-    async admit(account) {
-      checkBurst(account, deps.now());
-      checkConcurrency(account);
-      const usedToday =
-        account.plan.dailyQuota === null ? 0 : await deps.countSuccessesSince(account.id, startOfUtcDay(deps.now()));
-      // Everything from here to the increment is synchronous, so checks and admission are atomic in process.
-      const now = deps.now();
-      checkBurst(account, now);
-      checkConcurrency(account);
-      checkDailyQuota(account, usedToday, now);
-      if (account.plan.burstPerSecond !== null) recent.set(account.id, [...(recent.get(account.id) ?? []), now]);
-      running.set(account.id, (running.get(account.id) ?? 0) + 1);
-      let released = false;
-      return {
-        release() {
-          if (released) return;
-          released = true;
-          const left = (running.get(account.id) ?? 1) - 1;
-          if (left > 0) running.set(account.id, left);
-          else running.delete(account.id);
-        },
-      };
-    },
-    inFlight: (accountId) => running.get(accountId) ?? 0,
-  };
+export function dailyQuotaExceeded(plan: Plan, now: number): LimitExceeded {
+  return new LimitExceeded(
+    'daily_quota',
+    secondsUntilNextUtcDay(now),
+    `rate limit exceeded (daily quota): the ${plan.name} plan allows ${plan.dailyQuota} conversions per UTC day`,
+  );
 }

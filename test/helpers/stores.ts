@@ -81,3 +81,59 @@ export async function dialects(): Promise<DialectCase[]> {
     { dialect: 'postgres', skip: problem ?? false, create: createPostgresDatabase },
   ];
 }
+
+export const REDIS_TEST_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/** `undefined` when Redis answers, else why not. */
+export async function redisProblem(): Promise<string | undefined> {
+  const { Redis } = await import('ioredis');
+  const redis = new Redis(REDIS_TEST_URL, { lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false, connectTimeout: 2000 });
+  redis.on('error', () => {});
+  try {
+    await redis.connect();
+    await redis.ping();
+    return undefined;
+  } catch (error) {
+    return `Redis not reachable at ${REDIS_TEST_URL}: ${(error as Error).message}`;
+  } finally {
+    redis.disconnect();
+  }
+}
+
+export interface LimitsBackend {
+  name: 'memory' | 'redis';
+  skip: string | false;
+  /** Environment for the service; a fresh key prefix per call. */
+  env(): Record<string, string>;
+  /** Removes what the backend left behind under the prefixes it handed out. */
+  cleanup(): Promise<void>;
+}
+
+/** In-process limits always; Redis-backed when Redis answers (REQUIRE_REDIS=1 makes it mandatory). */
+export async function limitsBackends(): Promise<LimitsBackend[]> {
+  const problem = await redisProblem();
+  if (problem && process.env.REQUIRE_REDIS === '1') throw new Error(`${problem} (REQUIRE_REDIS=1)`);
+  if (problem) process.stderr.write(`# skipping Redis tests: ${problem}\n`);
+  const prefixes: string[] = [];
+  return [
+    { name: 'memory', skip: false, env: () => ({}), cleanup: async () => {} },
+    {
+      name: 'redis',
+      skip: problem ?? false,
+      env() {
+        const prefix = `vectorize-test-${process.pid}-${randomBytes(4).toString('hex')}:`;
+        prefixes.push(prefix);
+        return { REDIS_URL: REDIS_TEST_URL, REDIS_PREFIX: prefix };
+      },
+      async cleanup() {
+        const { Redis } = await import('ioredis');
+        const redis = new Redis(REDIS_TEST_URL);
+        for (const prefix of prefixes) {
+          const keys = await redis.keys(`${prefix}*`);
+          if (keys.length > 0) await redis.del(...keys);
+        }
+        redis.disconnect();
+      },
+    },
+  ];
+}
