@@ -156,7 +156,9 @@ async function measurePotrace(bytes: Buffer, width: number, height: number): Pro
   writeFileSync(pbmPath, Buffer.concat([Buffer.from(`P4\n${info.width} ${info.height}\n`), bits]));
   await run('potrace', ['-s', '-o', svgPath, pbmPath]);
   const timeMs = performance.now() - started;
-  const svg = readFileSync(svgPath, 'utf8');
+  // potrace draws ink on nothing; the paper of an opaque scan is white, so give it a white
+  // background as our sketch output has, or every comparison on black would be meaningless.
+  const svg = readFileSync(svgPath, 'utf8').replace(/(<svg\b[^>]*>)/, '$1<rect width="100%" height="100%" fill="#ffffff"/>');
   return {
     timeMs,
     bytes: Buffer.byteLength(svg),
@@ -313,7 +315,7 @@ async function main(): Promise<void> {
         );
     const potrace =
       category === 'sketch' && !skipBaselines
-        ? await cached(cacheKey('potrace', bytes, `threshold128-${COMPARE_MAX_SIDE}`), () =>
+        ? await cached(cacheKey('potrace', bytes, `threshold128-white-${COMPARE_MAX_SIDE}`), () =>
             measurePotrace(bytes, ours.width, ours.height),
           )
         : null;

@@ -9,7 +9,7 @@ import type { CurveMode, TraceParams } from './params.ts';
 export type ResolvedCurveMode = Exclude<CurveMode, 'auto'>;
 
 /** layerDifference 0–5 onto VTracer's gradient step (0–255 colour distance between stacked layers). */
-export const LAYER_DIFFERENCE_STEPS = [0, 8, 16, 24, 32, 48] as const;
+export const LAYER_DIFFERENCE_STEPS = [0, 4, 12, 24, 40, 64] as const;
 
 /** segmentLength 1–20 onto VTracer's length threshold, whose useful range is 3.5–10 px. */
 export function lengthThreshold(segmentLength: number): number {
@@ -26,7 +26,10 @@ const AUTOMATIC_SPECKLE: Record<ImageKind, number> = { pixelart: 0, logo: 2, ske
 
 export function resolveCurveMode(curveMode: CurveMode, kind: ImageKind): ResolvedCurveMode {
   if (curveMode !== 'auto') return curveMode;
-  return kind === 'pixelart' ? 'none' : 'spline';
+  // Photos: polygons fit the palette's ragged region edges with a third of the bytes of
+  // splines at the same fidelity; pixel art stays pixel-exact.
+  if (kind === 'pixelart') return 'none';
+  return kind === 'photo' ? 'polygon' : 'spline';
 }
 
 const SIMPLIFY_MODE: Record<ResolvedCurveMode, PathSimplifyMode> = {
@@ -48,14 +51,15 @@ export function buildTracerConfig(params: TraceParams, settings: TraceSettings):
     params.filterSpeckle === 0
       ? AUTOMATIC_SPECKLE[settings.kind]
       : Math.max(1, Math.round(params.filterSpeckle * settings.workingScale));
-  const exactColours = settings.kind === 'pixelart';
+  // Colour images arrive reduced to a palette (prepare.ts), pixel art with its own colours:
+  // either way the tracer must keep every colour it is given.
   return {
     colorMode: settings.kind === 'sketch' ? ColorMode.Binary : ColorMode.Color,
     // Stacked layers overlap their neighbours, so no background shows through between shapes.
     hierarchical: Hierarchical.Stacked,
     filterSpeckle: speckle,
-    colorPrecision: exactColours ? 8 : params.colorPrecision,
-    layerDifference: exactColours ? 0 : (LAYER_DIFFERENCE_STEPS[params.layerDifference] ?? 8),
+    colorPrecision: 8,
+    layerDifference: settings.kind === 'pixelart' ? 0 : (LAYER_DIFFERENCE_STEPS[params.layerDifference] ?? 8),
     mode: SIMPLIFY_MODE[settings.curveMode],
     cornerThreshold: params.cornerThreshold,
     lengthThreshold: lengthThreshold(params.segmentLength),
