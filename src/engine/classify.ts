@@ -115,7 +115,10 @@ export function classifyImage(stats: ImageStats, facts: ImageFacts): ImageKind {
   // Tiny icons are best kept pixel-exact whatever they hold.
   if (longSide <= 64) return 'pixelart';
   // Line art, scans and documents: nearly grey, mostly near black or white, mostly light.
-  if (stats.meanChroma < 8 && stats.extremeShare > 0.8 && stats.darkShare < 0.5) return 'sketch';
+  // Etchings and engravings: grey, and nearly every change between neighbours is a hard one.
+  if (stats.meanChroma < 8 && ((stats.extremeShare > 0.8 && stats.darkShare < 0.5) || stats.softEdgeShare < 0.4)) {
+    return 'sketch';
+  }
   // Flat colour: large runs of identical pixels.
   if (stats.equalNeighbourShare > 0.6) return 'logo';
   // An indexed-colour source is flat colour even when resampling blurred it (maps, charts).

@@ -3,7 +3,7 @@
 
 import { CLASSIFY_PIXELS, classifyImage, measureImage, type ImageKind, type ImageStats } from './classify.ts';
 import { decodeImage, type DecodedImage } from './decode.ts';
-import { enhanceInput, fitToBudget, fitToPixels, MAX_WORKING_PIXELS, prepareWithinBudget, resizeTo } from './prepare.ts';
+import { enhanceInput, fitToBudget, fitToPixels, DECODE_PIXELS, prepareWithinBudget, resizeTo, WORKING_PIXELS } from './prepare.ts';
 import type { TraceParams } from './params.ts';
 import { countNodes, parseTracerSvg, straightenCubics, writeSvgDocument } from './svg.ts';
 import { restoreOpacity } from './opacity.ts';
@@ -25,17 +25,22 @@ export function resolveKind(params: TraceParams, stats: ImageStats, decoded: Dec
 
 export async function convertImage(request: TraceRequest, options: ConvertOptions): Promise<TraceResult> {
   const started = performance.now();
-  const decoded = await decodeImage(request.image, {
+  let decoded = await decodeImage(request.image, {
     maxInputPixels: options.maxInputPixels,
-    maxWorkingPixels: MAX_WORKING_PIXELS,
+    maxWorkingPixels: DECODE_PIXELS,
   });
   const sample = await fitToPixels(decoded, CLASSIFY_PIXELS);
   const stats = measureImage(sample.rgba, sample.width, sample.height);
   const kind = resolveKind(request.params, stats, decoded);
+  // Line art is traced larger than anything else; decode it again at that size.
+  const kindPixels = WORKING_PIXELS[kind];
+  if (kindPixels > DECODE_PIXELS && decoded.width < decoded.originalWidth) {
+    decoded = await decodeImage(request.image, { maxInputPixels: options.maxInputPixels, maxWorkingPixels: kindPixels });
+  }
   const curveMode = resolveCurveMode(request.params.curveMode, kind);
 
   // Large images are traced at the working size of their kind, and the SVG scaled back.
-  const working = await fitToBudget(decoded, kind);
+  const working = await fitToBudget(decoded, kind, decoded.width === decoded.originalWidth);
   const source = request.params.inputEnhance ? await enhanceInput(working, kind) : working;
   const prepared = await prepareWithinBudget(source, kind, request.params.colorPrecision);
   const workingScale = prepared.width / decoded.originalWidth;

@@ -24,8 +24,8 @@ export const WORKING_PIXELS: Record<ImageKind, number> = {
   pixelart: 1_000_000,
 };
 
-/** The largest of WORKING_PIXELS: images are decoded at this size, then reduced per kind. */
-export const MAX_WORKING_PIXELS = Math.max(...Object.values(WORKING_PIXELS));
+/** Images are decoded at this size, classified, then reduced per kind (line art decoded again, larger). */
+export const DECODE_PIXELS = WORKING_PIXELS.logo;
 
 /** Line art and small logos below this long side are upscaled 2× by inputEnhance. */
 const UPSCALE_BELOW = 600;
@@ -52,14 +52,22 @@ export async function fitToPixels(image: RgbaImage, maxPixels: number): Promise<
   return toImage(raw(image).resize(size.width, size.height, { fit: 'fill', kernel: 'lanczos3' }));
 }
 
-/** Line art smaller than this is traced upscaled: smoother contours, thin strokes kept. */
-const SKETCH_UPSCALE_TO_PIXELS = 1_500_000;
+/**
+ * Line art at its native size is traced upscaled (Lanczos, then thresholded): stroke widths
+ * land on half or quarter pixels instead of whole ones, so thin lines keep their weight.
+ * Binary tracing is cheap enough for this; see docs/benchmarks.md.
+ */
+export function sketchUpscaleFactor(pixels: number): number {
+  if (pixels * 16 <= 4_000_000) return 4;
+  if (pixels * 4 <= 16_000_000) return 2;
+  return 1;
+}
 
-/** Brings the image to the working size of its kind. */
-export async function fitToBudget(image: RgbaImage, kind: ImageKind): Promise<RgbaImage> {
-  if (kind === 'sketch') {
-    const factor = Math.min(4, Math.floor(Math.sqrt(SKETCH_UPSCALE_TO_PIXELS / (image.width * image.height))));
-    if (factor >= 2) return resizeTo(image, image.width * factor, image.height * factor);
+/** Brings the image to the working size of its kind; `native` says it was decoded at full size. */
+export async function fitToBudget(image: RgbaImage, kind: ImageKind, native: boolean): Promise<RgbaImage> {
+  if (kind === 'sketch' && native) {
+    const factor = sketchUpscaleFactor(image.width * image.height);
+    if (factor > 1) return resizeTo(image, image.width * factor, image.height * factor);
   }
   return fitToPixels(image, WORKING_PIXELS[kind]);
 }
@@ -74,8 +82,7 @@ export async function enhanceInput(image: RgbaImage, kind: ImageKind): Promise<R
     case 'pixelart':
       return image;
     case 'photo':
-      // The tracer already sees a median-filtered photo; enhancing stretches its contrast.
-      return toImage(raw(image).normalise());
+      return toImage(raw(image).median(3));
     case 'logo':
     case 'sketch': {
       let current = image;
@@ -112,7 +119,7 @@ export interface PreparedPixels {
  * Colour boundaries (pixels whose right or lower neighbour has another colour) the tracer
  * may get per kind: its time grows with them, so a busy image is traced smaller rather than slower.
  */
-const BOUNDARY_BUDGET: Partial<Record<ImageKind, number>> = { photo: 160_000, logo: 220_000 };
+const BOUNDARY_BUDGET: Partial<Record<ImageKind, number>> = { photo: 260_000, logo: 300_000 };
 
 export function countBoundaries(rgba: Buffer, width: number, height: number): number {
   let boundaries = 0;
@@ -162,9 +169,7 @@ export async function prepareForTracer(image: RgbaImage, kind: ImageKind, colorP
     case 'photo':
     case 'logo': {
       const colours = PALETTE_COLOURS[colorPrecision - 1] ?? 32;
-      // Photos: a median first, or JPEG noise becomes thousands of one-pixel regions.
-      const smoothed = kind === 'photo' ? await toImage(raw(image).median(3)) : image;
-      const quantised = await quantiseColours(smoothed, colours);
+      const quantised = await quantiseColours(image, colours);
       return { rgba: binariseAlpha(quantised.rgba) };
     }
   }

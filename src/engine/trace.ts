@@ -47,9 +47,10 @@ export interface TraceSettings {
 
 /** The VTracer configuration for these params on this kind of picture. */
 export function buildTracerConfig(params: TraceParams, settings: TraceSettings): Config {
+  // Automatic speckle is in working pixels, but never finer than one source pixel of upscaled line art.
   const speckle =
     params.filterSpeckle === 0
-      ? AUTOMATIC_SPECKLE[settings.kind]
+      ? Math.max(AUTOMATIC_SPECKLE[settings.kind], settings.kind === 'sketch' ? Math.round(settings.workingScale * 1.5) : 0)
       : Math.max(1, Math.round(params.filterSpeckle * settings.workingScale));
   // Colour images arrive reduced to a palette (prepare.ts), pixel art with its own colours:
   // either way the tracer must keep every colour it is given.
@@ -65,8 +66,8 @@ export function buildTracerConfig(params: TraceParams, settings: TraceSettings):
     lengthThreshold: lengthThreshold(params.segmentLength),
     maxIterations: 10,
     spliceThreshold: params.spliceThreshold,
-    // Full precision from the tracer; rounding happens once, in original-pixel units.
-    pathPrecision: 3,
+    // Rounding happens once, in original-pixel units; the tracer's own output only needs to be finer.
+    pathPrecision: 2,
     // Key out transparency whenever there is any, not only when it touches the border.
     keyingThreshold: 0,
   };
