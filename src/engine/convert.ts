@@ -69,7 +69,7 @@ export async function convertImage(request: TraceRequest, options: ConvertOption
     height: decoded.originalHeight,
     scaleX: decoded.originalWidth / prepared.width,
     scaleY: decoded.originalHeight / prepared.height,
-    decimals: decimalPlaces(request.params.pathPrecision),
+    decimals: decimalPlaces(request.params.pathPrecision, Math.max(decoded.originalWidth, decoded.originalHeight)),
     background: prepared.background,
   });
 

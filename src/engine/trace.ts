@@ -9,16 +9,21 @@ import type { CurveMode, TraceParams } from './params.ts';
 export type ResolvedCurveMode = Exclude<CurveMode, 'auto'>;
 
 /** layerDifference 0–5 onto VTracer's gradient step (0–255 colour distance between stacked layers). */
-export const LAYER_DIFFERENCE_STEPS = [0, 4, 12, 24, 40, 64] as const;
+export const LAYER_DIFFERENCE_STEPS = [0, 12, 20, 32, 48, 64] as const;
 
 /** segmentLength 1–20 onto VTracer's length threshold, whose useful range is 3.5–10 px. */
 export function lengthThreshold(segmentLength: number): number {
   return 3.5 + ((segmentLength - 1) * 6.5) / 19;
 }
 
-/** pathPrecision 1–10 onto decimal places of original-pixel coordinates: 1–3 → whole pixels, 4 → 0.1 px, … */
-export function decimalPlaces(pathPrecision: number): number {
-  return Math.max(0, pathPrecision - 3);
+/**
+ * pathPrecision 1–10 as significant digits of a coordinate: coordinates are rounded to
+ * 10^(digits of the long side − pathPrecision) original pixels. At the default 4, a 400 px
+ * image gets 0.1 px, a 1400 px one whole pixels — the same precision relative to the image.
+ */
+export function decimalPlaces(pathPrecision: number, longSide: number): number {
+  const integerDigits = Math.floor(Math.log10(Math.max(1, longSide))) + 1;
+  return Math.max(0, pathPrecision - integerDigits);
 }
 
 /** Speckle side used when filterSpeckle is 0 (automatic), in working pixels. */
