@@ -89,8 +89,19 @@ export function measureImage(rgba: Buffer, width: number, height: number): Image
   };
 }
 
-/** The kind of picture, from its statistics and its original size. */
-export function classifyImage(stats: ImageStats, originalWidth: number, originalHeight: number): ImageKind {
+/** Statistics are taken at most at this size, so thresholds do not depend on the source resolution. */
+export const CLASSIFY_PIXELS = 400_000;
+
+export interface ImageFacts {
+  originalWidth: number;
+  originalHeight: number;
+  /** Indexed-colour source. */
+  palette: boolean;
+}
+
+/** The kind of picture, from its statistics and what the decoder saw. */
+export function classifyImage(stats: ImageStats, facts: ImageFacts): ImageKind {
+  const { originalWidth, originalHeight } = facts;
   const longSide = Math.max(originalWidth, originalHeight);
   // Pixel art: small, few colours, hard edges (neighbours are equal or clearly different).
   if (
@@ -104,8 +115,13 @@ export function classifyImage(stats: ImageStats, originalWidth: number, original
   // Tiny icons are best kept pixel-exact whatever they hold.
   if (longSide <= 64) return 'pixelart';
   // Line art, scans and documents: nearly grey, mostly near black or white, mostly light.
-  if (stats.meanChroma < 8 && stats.extremeShare > 0.8 && stats.darkShare < 0.5) return 'sketch';
+  // Etchings and engravings: grey, and nearly every change between neighbours is a hard one.
+  if (stats.meanChroma < 8 && ((stats.extremeShare > 0.8 && stats.darkShare < 0.5) || stats.softEdgeShare < 0.4)) {
+    return 'sketch';
+  }
   // Flat colour: large runs of identical pixels.
   if (stats.equalNeighbourShare > 0.6) return 'logo';
+  // An indexed-colour source is flat colour even when resampling blurred it (maps, charts).
+  if (facts.palette) return 'logo';
   return 'photo';
 }

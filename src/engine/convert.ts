@@ -1,24 +1,17 @@
 // One conversion, in-process: decode → classify → prepare → trace → write SVG.
 // The worker pool runs this in child processes; tests and the benchmark call it directly.
 
-import { classifyImage, measureImage, type ImageKind, type ImageStats } from './classify.ts';
+import { CLASSIFY_PIXELS, classifyImage, measureImage, type ImageKind, type ImageStats } from './classify.ts';
 import { decodeImage, type DecodedImage } from './decode.ts';
-import { enhanceInput, prepareForTracer } from './prepare.ts';
+import { enhanceInput, fitToBudget, fitToPixels, DECODE_PIXELS, prepareWithinBudget, resizeTo, WORKING_PIXELS } from './prepare.ts';
 import type { TraceParams } from './params.ts';
 import { countNodes, parseTracerSvg, straightenCubics, writeSvgDocument } from './svg.ts';
 import { restoreOpacity } from './opacity.ts';
 import { buildTracerConfig, decimalPlaces, resolveCurveMode, runTracer } from './trace.ts';
 import { EngineError, type TraceRequest, type TraceResult } from './types.ts';
 
-/**
- * Pixels traced at most; larger images are traced downscaled and the SVG scaled back.
- * Chosen so a conversion stays well under 2 s on one core (see docs/benchmarks.md).
- */
-export const DEFAULT_MAX_WORKING_PIXELS = 400_000;
-
 export interface ConvertOptions {
   maxInputPixels: number;
-  maxWorkingPixels?: number;
 }
 
 /** Control points closer than this (working pixels) to the chord make a cubic a line. */
@@ -27,27 +20,35 @@ const STRAIGHT_TOLERANCE = 0.15;
 export function resolveKind(params: TraceParams, stats: ImageStats, decoded: DecodedImage): ImageKind {
   if (params.mode === 'sketch') return 'sketch';
   if (params.mode === 'photo') return 'photo';
-  return classifyImage(stats, decoded.originalWidth, decoded.originalHeight);
+  return classifyImage(stats, decoded);
 }
 
 export async function convertImage(request: TraceRequest, options: ConvertOptions): Promise<TraceResult> {
   const started = performance.now();
-  const decoded = await decodeImage(request.image, {
+  let decoded = await decodeImage(request.image, {
     maxInputPixels: options.maxInputPixels,
-    maxWorkingPixels: options.maxWorkingPixels ?? DEFAULT_MAX_WORKING_PIXELS,
+    maxWorkingPixels: DECODE_PIXELS,
   });
-  const stats = measureImage(decoded.rgba, decoded.width, decoded.height);
+  const sample = await fitToPixels(decoded, CLASSIFY_PIXELS);
+  const stats = measureImage(sample.rgba, sample.width, sample.height);
   const kind = resolveKind(request.params, stats, decoded);
+  // Line art is traced larger than anything else; decode it again at that size.
+  const kindPixels = WORKING_PIXELS[kind];
+  if (kindPixels > DECODE_PIXELS && decoded.width < decoded.originalWidth) {
+    decoded = await decodeImage(request.image, { maxInputPixels: options.maxInputPixels, maxWorkingPixels: kindPixels });
+  }
   const curveMode = resolveCurveMode(request.params.curveMode, kind);
 
-  const source = request.params.inputEnhance ? await enhanceInput(decoded, kind) : decoded;
-  const workingScale = source.width / decoded.originalWidth;
-  const prepared = prepareForTracer(source, kind);
+  // Large images are traced at the working size of their kind, and the SVG scaled back.
+  const working = await fitToBudget(decoded, kind, decoded.width === decoded.originalWidth);
+  const source = request.params.inputEnhance ? await enhanceInput(working, kind) : working;
+  const prepared = await prepareWithinBudget(source, kind, request.params.colorPrecision);
+  const workingScale = prepared.width / decoded.originalWidth;
   const config = buildTracerConfig(request.params, { kind, curveMode, workingScale });
 
   let tracerSvg: string;
   try {
-    tracerSvg = await runTracer(prepared.rgba, source.width, source.height, config);
+    tracerSvg = await runTracer(prepared.rgba, prepared.width, prepared.height, config);
   } catch (error) {
     throw new EngineError('engine_failed', `the tracer failed: ${error instanceof Error ? error.message : String(error)}`);
   }
@@ -61,14 +62,14 @@ export async function convertImage(request: TraceRequest, options: ConvertOption
   } catch (error) {
     throw new EngineError('engine_failed', `the tracer wrote unreadable SVG: ${error instanceof Error ? error.message : String(error)}`);
   }
-  if (stats.partialAlphaShare > 0.005) restoreOpacity(shapes, source);
+  if (stats.partialAlphaShare > 0.005) restoreOpacity(shapes, await resizeTo(source, prepared.width, prepared.height));
 
   const svg = writeSvgDocument(shapes, {
     width: decoded.originalWidth,
     height: decoded.originalHeight,
-    scaleX: decoded.originalWidth / source.width,
-    scaleY: decoded.originalHeight / source.height,
-    decimals: decimalPlaces(request.params.pathPrecision),
+    scaleX: decoded.originalWidth / prepared.width,
+    scaleY: decoded.originalHeight / prepared.height,
+    decimals: decimalPlaces(request.params.pathPrecision, Math.max(decoded.originalWidth, decoded.originalHeight)),
     background: prepared.background,
   });
 

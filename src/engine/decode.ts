@@ -27,6 +27,8 @@ export interface DecodedImage {
   originalWidth: number;
   originalHeight: number;
   format: ImageFormat;
+  /** The source stores a colour palette (indexed PNG): flat colour by construction. */
+  palette: boolean;
 }
 
 export interface DecodeLimits {
@@ -83,7 +85,15 @@ export async function decodeImage(bytes: Buffer, limits: DecodeLimits): Promise<
       .raw({ depth: 'uchar' })
       .toBuffer({ resolveWithObject: true });
     if (info.channels !== 4) throw new Error(`unexpected channel count ${info.channels}`);
-    return { rgba: data, width: info.width, height: info.height, originalWidth, originalHeight, format };
+    return {
+      rgba: data,
+      width: info.width,
+      height: info.height,
+      originalWidth,
+      originalHeight,
+      format,
+      palette: metadata.isPalette === true,
+    };
   } catch (error) {
     throw invalid(`the ${format.toUpperCase()} image cannot be decoded: ${describeSharpError(error)}`);
   }

@@ -1,8 +1,10 @@
-// What the tracer sees: optional enhancement of the input, then the pixels prepared for
-// the tracer of the chosen kind (binary ink for line art, binary alpha for colour).
+// What the tracer sees: the image at the working resolution of its kind, optionally
+// enhanced, then reduced to what the tracer handles well — binary ink for line art,
+// a small palette with binary alpha for colour work, exact pixels for pixel art.
 
 import sharp, { type Sharp } from 'sharp';
 import type { ImageKind } from './classify.ts';
+import { workingSize } from './decode.ts';
 import { binariseAlpha, binariseInk, otsuThreshold } from './trace.ts';
 
 export interface RgbaImage {
@@ -10,6 +12,20 @@ export interface RgbaImage {
   width: number;
   height: number;
 }
+
+/**
+ * Pixels traced per kind. Binary tracing is cheap and thin strokes need resolution;
+ * colour tracing costs grow with the number of regions, so photos get the least.
+ */
+export const WORKING_PIXELS: Record<ImageKind, number> = {
+  sketch: 4_000_000,
+  logo: 1_000_000,
+  photo: 400_000,
+  pixelart: 1_000_000,
+};
+
+/** Images are decoded at this size, classified, then reduced per kind (line art decoded again, larger). */
+export const DECODE_PIXELS = WORKING_PIXELS.logo;
 
 /** Line art and small logos below this long side are upscaled 2× by inputEnhance. */
 const UPSCALE_BELOW = 600;
@@ -19,13 +35,46 @@ function raw(image: RgbaImage): Sharp {
 }
 
 async function toImage(pipeline: Sharp): Promise<RgbaImage> {
-  const { data, info } = await pipeline.raw().toBuffer({ resolveWithObject: true });
+  const { data, info } = await pipeline.ensureAlpha().raw().toBuffer({ resolveWithObject: true });
   return { rgba: data, width: info.width, height: info.height };
+}
+
+/** Resamples to exactly this size. */
+export async function resizeTo(image: RgbaImage, width: number, height: number): Promise<RgbaImage> {
+  if (width === image.width && height === image.height) return image;
+  return toImage(raw(image).resize(width, height, { fit: 'fill', kernel: 'lanczos3' }));
+}
+
+/** Downscales to at most this many pixels (never upscales). */
+export async function fitToPixels(image: RgbaImage, maxPixels: number): Promise<RgbaImage> {
+  const size = workingSize(image.width, image.height, maxPixels);
+  if (size.width === image.width && size.height === image.height) return image;
+  return toImage(raw(image).resize(size.width, size.height, { fit: 'fill', kernel: 'lanczos3' }));
+}
+
+/**
+ * Line art at its native size is traced upscaled (Lanczos, then thresholded): stroke widths
+ * land on half or quarter pixels instead of whole ones, so thin lines keep their weight.
+ * Binary tracing is cheap enough for this; see docs/benchmarks.md.
+ */
+export function sketchUpscaleFactor(pixels: number): number {
+  if (pixels * 16 <= 4_000_000) return 4;
+  if (pixels * 4 <= 16_000_000) return 2;
+  return 1;
+}
+
+/** Brings the image to the working size of its kind; `native` says it was decoded at full size. */
+export async function fitToBudget(image: RgbaImage, kind: ImageKind, native: boolean): Promise<RgbaImage> {
+  if (kind === 'sketch' && native) {
+    const factor = sketchUpscaleFactor(image.width * image.height);
+    if (factor > 1) return resizeTo(image, image.width * factor, image.height * factor);
+  }
+  return fitToPixels(image, WORKING_PIXELS[kind]);
 }
 
 /**
  * inputEnhance: a median filter removes JPEG ringing and scanner noise before clustering
- * (fewer stray shapes), and small line art is upscaled so thin strokes survive thresholding.
+ * (fewer stray shapes), and small line art and logos are upscaled so thin strokes survive.
  * Pixel art is left alone: every pixel is meant.
  */
 export async function enhanceInput(image: RgbaImage, kind: ImageKind): Promise<RgbaImage> {
@@ -36,18 +85,28 @@ export async function enhanceInput(image: RgbaImage, kind: ImageKind): Promise<R
       return toImage(raw(image).median(3));
     case 'logo':
     case 'sketch': {
-      const longSide = Math.max(image.width, image.height);
-      let pipeline = raw(image);
-      if (longSide < UPSCALE_BELOW) {
-        pipeline = sharp(
-          await pipeline.resize(image.width * 2, image.height * 2, { kernel: 'lanczos3' }).raw().toBuffer(),
-          { raw: { width: image.width * 2, height: image.height * 2, channels: 4 } },
-        );
+      let current = image;
+      if (Math.max(image.width, image.height) < UPSCALE_BELOW) {
+        current = await toImage(raw(image).resize(image.width * 2, image.height * 2, { kernel: 'lanczos3' }));
       }
-      if (kind === 'sketch') pipeline = pipeline.median(3);
-      return toImage(pipeline);
+      return kind === 'sketch' ? toImage(raw(current).median(3)) : current;
     }
   }
+}
+
+/** colorPrecision 1–8 onto the palette size the colour image is reduced to before tracing. */
+export const PALETTE_COLOURS = [2, 4, 8, 12, 16, 32, 64, 128] as const;
+
+/**
+ * Reduces the image to a palette without dithering (libimagequant through sharp).
+ * VTracer merges smooth gradients into one flat layer; a palette turns them into bands
+ * it keeps, and flattens JPEG noise that would otherwise become thousands of specks.
+ */
+export async function quantiseColours(image: RgbaImage, colours: number): Promise<RgbaImage> {
+  const png = await raw(image)
+    .png({ palette: true, colours, dither: 0, effort: 1, compressionLevel: 0 })
+    .toBuffer();
+  return toImage(sharp(png).toColourspace('srgb'));
 }
 
 export interface PreparedPixels {
@@ -56,13 +115,62 @@ export interface PreparedPixels {
   background?: { r: number; g: number; b: number };
 }
 
-export function prepareForTracer(image: RgbaImage, kind: ImageKind): PreparedPixels {
-  if (kind !== 'sketch') return { rgba: binariseAlpha(image.rgba) };
-  let transparent = 0;
-  for (let i = 3; i < image.rgba.length; i += 4) if ((image.rgba[i] as number) < 128) transparent++;
-  const opaque = transparent / (image.width * image.height) < 0.01;
-  return {
-    rgba: binariseInk(image.rgba, otsuThreshold(image.rgba)),
-    background: opaque ? { r: 255, g: 255, b: 255 } : undefined,
-  };
+/**
+ * Colour boundaries (pixels whose right or lower neighbour has another colour) the tracer
+ * may get per kind: its time grows with them, so a busy image is traced smaller rather than slower.
+ */
+const BOUNDARY_BUDGET: Partial<Record<ImageKind, number>> = { photo: 260_000, logo: 300_000 };
+
+export function countBoundaries(rgba: Buffer, width: number, height: number): number {
+  let boundaries = 0;
+  for (let y = 0; y + 1 < height; y++) {
+    for (let x = 0; x + 1 < width; x++) {
+      const i = (y * width + x) * 4;
+      const here = rgba.readUInt32LE(i);
+      if (here !== rgba.readUInt32LE(i + 4) || here !== rgba.readUInt32LE(i + width * 4)) boundaries++;
+    }
+  }
+  return boundaries;
+}
+
+export interface PreparedImage extends PreparedPixels {
+  width: number;
+  height: number;
+}
+
+/** Prepares the pixels, shrinking a colour image whose boundaries exceed its kind's budget. */
+export async function prepareWithinBudget(image: RgbaImage, kind: ImageKind, colorPrecision: number): Promise<PreparedImage> {
+  let current = image;
+  for (let attempt = 0; ; attempt++) {
+    const prepared = await prepareForTracer(current, kind, colorPrecision);
+    const budget = BOUNDARY_BUDGET[kind];
+    if (budget === undefined || attempt === 2) return { ...prepared, width: current.width, height: current.height };
+    const boundaries = countBoundaries(prepared.rgba, current.width, current.height);
+    if (boundaries <= budget) return { ...prepared, width: current.width, height: current.height };
+    // Boundaries shrink between linearly (edges) and with the area (noise) as the image shrinks.
+    const pixels = current.width * current.height * (budget / boundaries) ** 1.5;
+    current = await fitToPixels(current, Math.max(16_384, pixels));
+  }
+}
+
+export async function prepareForTracer(image: RgbaImage, kind: ImageKind, colorPrecision: number): Promise<PreparedPixels> {
+  switch (kind) {
+    case 'sketch': {
+      let transparent = 0;
+      for (let i = 3; i < image.rgba.length; i += 4) if ((image.rgba[i] as number) < 128) transparent++;
+      const opaque = transparent / (image.width * image.height) < 0.01;
+      return {
+        rgba: binariseInk(image.rgba, otsuThreshold(image.rgba)),
+        background: opaque ? { r: 255, g: 255, b: 255 } : undefined,
+      };
+    }
+    case 'pixelart':
+      return { rgba: binariseAlpha(image.rgba) };
+    case 'photo':
+    case 'logo': {
+      const colours = PALETTE_COLOURS[colorPrecision - 1] ?? 32;
+      const quantised = await quantiseColours(image, colours);
+      return { rgba: binariseAlpha(quantised.rgba) };
+    }
+  }
 }

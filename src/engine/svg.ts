@@ -274,6 +274,92 @@ export interface SvgDocumentOptions {
   background?: { r: number; g: number; b: number };
 }
 
+interface Box {
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
+}
+
+function shapeBox(shape: TracedShape): Box {
+  const box: Box = { x0: Infinity, y0: Infinity, x1: -Infinity, y1: -Infinity };
+  const include = (p: Point): void => {
+    box.x0 = Math.min(box.x0, p[0]);
+    box.y0 = Math.min(box.y0, p[1]);
+    box.x1 = Math.max(box.x1, p[0]);
+    box.y1 = Math.max(box.y1, p[1]);
+  };
+  for (const subpath of shape.subpaths) {
+    include(subpath.start);
+    for (const segment of subpath.segments) {
+      if (segment.kind === 'cubic') {
+        include(segment.c1);
+        include(segment.c2);
+      }
+      include(segment.to);
+    }
+  }
+  return box;
+}
+
+function overlap(a: Box, b: Box): boolean {
+  return a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1;
+}
+
+interface ShapeGroup {
+  fill: TracedShape['fill'];
+  opacity: number;
+  subpaths: Subpath[];
+  boxes: Box[];
+  union: Box;
+}
+
+/** How many groups back a shape may move to join one of its colour. */
+const GROUPING_LOOKBACK = 48;
+
+/**
+ * Joins shapes of the same colour into one path element where paint order allows it: a shape
+ * may move back past groups it does not touch (bounding boxes disjoint). Only shapes whose
+ * boxes are disjoint from the group's are joined, so no overlap can change the fill by winding.
+ * Saves an element per shape; pixel art and logos have many small same-coloured shapes.
+ */
+export function groupShapesByFill(shapes: TracedShape[]): TracedShape[] {
+  const groups: ShapeGroup[] = [];
+  const touches = (group: ShapeGroup, box: Box): boolean =>
+    overlap(group.union, box) && group.boxes.some((member) => overlap(member, box));
+  for (const shape of shapes) {
+    const box = shapeBox(shape);
+    let target: ShapeGroup | undefined;
+    for (let i = groups.length - 1; i >= 0 && i >= groups.length - GROUPING_LOOKBACK; i--) {
+      const group = groups[i] as ShapeGroup;
+      const sameColour =
+        group.opacity === shape.opacity &&
+        group.fill.r === shape.fill.r &&
+        group.fill.g === shape.fill.g &&
+        group.fill.b === shape.fill.b;
+      const touching = touches(group, box);
+      if (sameColour && !touching) {
+        target = group;
+        break;
+      }
+      if (touching) break;
+    }
+    if (target) {
+      target.subpaths.push(...shape.subpaths);
+      target.boxes.push(box);
+      target.union = {
+        x0: Math.min(target.union.x0, box.x0),
+        y0: Math.min(target.union.y0, box.y0),
+        x1: Math.max(target.union.x1, box.x1),
+        y1: Math.max(target.union.y1, box.y1),
+      };
+    } else {
+      groups.push({ fill: shape.fill, opacity: shape.opacity, subpaths: [...shape.subpaths], boxes: [box], union: box });
+    }
+  }
+  return groups.map((group) => ({ fill: group.fill, opacity: group.opacity, subpaths: group.subpaths }));
+}
+
 /** Writes the contract's SVG document. */
 export function writeSvgDocument(shapes: TracedShape[], options: SvgDocumentOptions): string {
   const { width, height } = options;
@@ -283,7 +369,7 @@ export function writeSvgDocument(shapes: TracedShape[], options: SvgDocumentOpti
   if (options.background) {
     parts.push(`<path d="M0 0H${width}V${height}H0z" fill="${hexColour(options.background)}"/>`);
   }
-  for (const shape of shapes) {
+  for (const shape of groupShapesByFill(shapes)) {
     const d = writePathData(shape.subpaths, options);
     if (d === '') continue;
     const opacity = shape.opacity < 0.995 ? ` fill-opacity="${Math.round(shape.opacity * 1000) / 1000}"` : '';

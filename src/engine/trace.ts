@@ -9,16 +9,21 @@ import type { CurveMode, TraceParams } from './params.ts';
 export type ResolvedCurveMode = Exclude<CurveMode, 'auto'>;
 
 /** layerDifference 0–5 onto VTracer's gradient step (0–255 colour distance between stacked layers). */
-export const LAYER_DIFFERENCE_STEPS = [0, 8, 16, 24, 32, 48] as const;
+export const LAYER_DIFFERENCE_STEPS = [0, 12, 20, 32, 48, 64] as const;
 
 /** segmentLength 1–20 onto VTracer's length threshold, whose useful range is 3.5–10 px. */
 export function lengthThreshold(segmentLength: number): number {
   return 3.5 + ((segmentLength - 1) * 6.5) / 19;
 }
 
-/** pathPrecision 1–10 onto decimal places of original-pixel coordinates: 1–3 → whole pixels, 4 → 0.1 px, … */
-export function decimalPlaces(pathPrecision: number): number {
-  return Math.max(0, pathPrecision - 3);
+/**
+ * pathPrecision 1–10 as significant digits of a coordinate: coordinates are rounded to
+ * 10^(digits of the long side − pathPrecision) original pixels. At the default 4, a 400 px
+ * image gets 0.1 px, a 1400 px one whole pixels — the same precision relative to the image.
+ */
+export function decimalPlaces(pathPrecision: number, longSide: number): number {
+  const integerDigits = Math.floor(Math.log10(Math.max(1, longSide))) + 1;
+  return Math.max(0, pathPrecision - integerDigits);
 }
 
 /** Speckle side used when filterSpeckle is 0 (automatic), in working pixels. */
@@ -26,7 +31,10 @@ const AUTOMATIC_SPECKLE: Record<ImageKind, number> = { pixelart: 0, logo: 2, ske
 
 export function resolveCurveMode(curveMode: CurveMode, kind: ImageKind): ResolvedCurveMode {
   if (curveMode !== 'auto') return curveMode;
-  return kind === 'pixelart' ? 'none' : 'spline';
+  // Photos: polygons fit the palette's ragged region edges with a third of the bytes of
+  // splines at the same fidelity; pixel art stays pixel-exact.
+  if (kind === 'pixelart') return 'none';
+  return kind === 'photo' ? 'polygon' : 'spline';
 }
 
 const SIMPLIFY_MODE: Record<ResolvedCurveMode, PathSimplifyMode> = {
@@ -44,25 +52,27 @@ export interface TraceSettings {
 
 /** The VTracer configuration for these params on this kind of picture. */
 export function buildTracerConfig(params: TraceParams, settings: TraceSettings): Config {
+  // Automatic speckle is in working pixels, but never finer than one source pixel of upscaled line art.
   const speckle =
     params.filterSpeckle === 0
-      ? AUTOMATIC_SPECKLE[settings.kind]
+      ? Math.max(AUTOMATIC_SPECKLE[settings.kind], settings.kind === 'sketch' ? Math.round(settings.workingScale * 1.5) : 0)
       : Math.max(1, Math.round(params.filterSpeckle * settings.workingScale));
-  const exactColours = settings.kind === 'pixelart';
+  // Colour images arrive reduced to a palette (prepare.ts), pixel art with its own colours:
+  // either way the tracer must keep every colour it is given.
   return {
     colorMode: settings.kind === 'sketch' ? ColorMode.Binary : ColorMode.Color,
     // Stacked layers overlap their neighbours, so no background shows through between shapes.
     hierarchical: Hierarchical.Stacked,
     filterSpeckle: speckle,
-    colorPrecision: exactColours ? 8 : params.colorPrecision,
-    layerDifference: exactColours ? 0 : (LAYER_DIFFERENCE_STEPS[params.layerDifference] ?? 8),
+    colorPrecision: 8,
+    layerDifference: settings.kind === 'pixelart' ? 0 : (LAYER_DIFFERENCE_STEPS[params.layerDifference] ?? 8),
     mode: SIMPLIFY_MODE[settings.curveMode],
     cornerThreshold: params.cornerThreshold,
     lengthThreshold: lengthThreshold(params.segmentLength),
     maxIterations: 10,
     spliceThreshold: params.spliceThreshold,
-    // Full precision from the tracer; rounding happens once, in original-pixel units.
-    pathPrecision: 3,
+    // Rounding happens once, in original-pixel units; the tracer's own output only needs to be finer.
+    pathPrecision: 2,
     // Key out transparency whenever there is any, not only when it touches the border.
     keyingThreshold: 0,
   };
