@@ -53,21 +53,18 @@ export async function createAccount(
   return { id, email, plan, status: 'active', credits, createdAt: now };
 }
 
-export async function findAccountByEmail(db: Kysely<Schema>, email: string): Promise<Account | undefined> {
-  const row = await db
-    .selectFrom('accounts')
-    .innerJoin('plans', 'plans.name', 'accounts.plan')
-    .selectAll('plans')
-    .select([
-      'accounts.id as account_id',
-      'accounts.email',
-      'accounts.status',
-      'accounts.credits',
-      'accounts.created_at',
-    ])
-    .where('accounts.email', '=', normaliseEmail(email))
-    .executeTakeFirst();
-  if (!row) return undefined;
+/** The account columns to select beside `plans.*` when reading an account with its plan. */
+export const ACCOUNT_COLUMNS = [
+  'accounts.id as account_id',
+  'accounts.email',
+  'accounts.status',
+  'accounts.credits',
+  'accounts.created_at',
+] as const;
+
+type AccountRow = Schema['plans'] & { account_id: string; email: string; status: string; credits: number; created_at: number };
+
+export function accountFromRow(row: AccountRow): Account {
   return {
     id: row.account_id,
     email: row.email,
@@ -76,6 +73,17 @@ export async function findAccountByEmail(db: Kysely<Schema>, email: string): Pro
     credits: Number(row.credits),
     createdAt: Number(row.created_at),
   };
+}
+
+export async function findAccountByEmail(db: Kysely<Schema>, email: string): Promise<Account | undefined> {
+  const row = await db
+    .selectFrom('accounts')
+    .innerJoin('plans', 'plans.name', 'accounts.plan')
+    .selectAll('plans')
+    .select(ACCOUNT_COLUMNS)
+    .where('accounts.email', '=', normaliseEmail(email))
+    .executeTakeFirst();
+  return row ? accountFromRow(row) : undefined;
 }
 
 export async function requireAccount(db: Kysely<Schema>, email: string): Promise<Account> {

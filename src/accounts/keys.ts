@@ -3,8 +3,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Schema } from '../store/schema.ts';
-import { AccountError, requireAccount, type Account, type AccountStatus } from './accounts.ts';
-import { planFromRow } from './plans.ts';
+import { ACCOUNT_COLUMNS, AccountError, accountFromRow, requireAccount, type Account } from './accounts.ts';
 
 const KEY_PREFIX = 'vk_';
 /** Characters of the key kept in clear to name it: `vk_` and 8 random characters. */
@@ -108,29 +107,11 @@ export async function findKeyOwner(db: Kysely<Schema>, key: string): Promise<Key
     .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
     .innerJoin('plans', 'plans.name', 'accounts.plan')
     .selectAll('plans')
-    .select([
-      'api_keys.id as key_id',
-      'accounts.id as account_id',
-      'accounts.email',
-      'accounts.status',
-      'accounts.credits',
-      'accounts.created_at',
-    ])
+    .select([...ACCOUNT_COLUMNS, 'api_keys.id as key_id'])
     .where('api_keys.key_hash', '=', hashKey(key))
     .where('api_keys.revoked_at', 'is', null)
     .executeTakeFirst();
-  if (!row) return undefined;
-  return {
-    keyId: row.key_id,
-    account: {
-      id: row.account_id,
-      email: row.email,
-      plan: planFromRow(row),
-      status: row.status as AccountStatus,
-      credits: Number(row.credits),
-      createdAt: Number(row.created_at),
-    },
-  };
+  return row ? { keyId: row.key_id, account: accountFromRow(row) } : undefined;
 }
 
 /** Moves `last_used_at` forward, at most once a minute per key, so it stays off the hot path. */
