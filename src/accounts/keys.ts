@@ -60,14 +60,32 @@ export async function createKey(
   return { key, prefix };
 }
 
-/** Revokes by the displayed prefix, or by the whole key. */
-export async function revokeKey(db: Kysely<Schema>, prefixOrKey: string, now = Date.now()): Promise<ApiKeyInfo> {
-  const row = await db
+/** The shortest leading part of a key that `key revoke --prefix` accepts. */
+const MIN_PREFIX_LENGTH = 6;
+
+/**
+ * Finds the key an admin means: the whole key, its displayed prefix, or any leading part of the
+ * key at least 6 characters long that names exactly one key.
+ */
+async function findKeyByPrefix(db: Kysely<Schema>, given: string): Promise<Schema['api_keys']> {
+  const byHash = await db.selectFrom('api_keys').selectAll().where('key_hash', '=', hashKey(given)).executeTakeFirst();
+  if (byHash) return byHash;
+  if (given.length < MIN_PREFIX_LENGTH) {
+    throw new AccountError(`give at least ${MIN_PREFIX_LENGTH} characters of the key, as \`key list\` shows its prefix`);
+  }
+  const lead = given.slice(0, PREFIX_LENGTH);
+  const matches = await db
     .selectFrom('api_keys')
     .selectAll()
-    .where((eb) => eb.or([eb('prefix', '=', prefixOrKey), eb('key_hash', '=', hashKey(prefixOrKey))]))
-    .executeTakeFirst();
-  if (!row) throw new AccountError(`no API key with prefix ${JSON.stringify(prefixOrKey)}`);
+    .where((eb) => eb(eb.fn<string>('substr', ['prefix', eb.val(1), eb.val(lead.length)]), '=', lead))
+    .execute();
+  if (matches.length === 0) throw new AccountError(`no API key with prefix ${JSON.stringify(given)}`);
+  if (matches.length > 1) throw new AccountError(`prefix ${JSON.stringify(given)} names ${matches.length} keys; give more characters`);
+  return matches[0] as Schema['api_keys'];
+}
+
+export async function revokeKey(db: Kysely<Schema>, prefixOrKey: string, now = Date.now()): Promise<ApiKeyInfo> {
+  const row = await findKeyByPrefix(db, prefixOrKey.trim());
   if (row.revoked_at === null) {
     await db.updateTable('api_keys').set({ revoked_at: now }).where('id', '=', row.id).execute();
   }

@@ -97,6 +97,19 @@ for (const dialect of await dialects()) {
       assert.equal(await findKeyOwner(store.db, key), undefined);
     });
 
+    it('revokes by any leading part of the key that names one key, or by the whole key', async () => {
+      await cli(database.url, ['account', 'create', '--email', 'lead@example.com']);
+      const first = (await cli(database.url, ['key', 'create', '--email', 'lead@example.com'])).stdout.trim();
+      const second = (await cli(database.url, ['key', 'create', '--email', 'lead@example.com'])).stdout.trim();
+      assert.equal((await cli(database.url, ['key', 'revoke', '--prefix', first.slice(0, 8)])).code, 0);
+      assert.equal(await findKeyOwner(store.db, first), undefined);
+      assert.equal((await cli(database.url, ['key', 'revoke', '--prefix', second])).code, 0);
+      assert.equal(await findKeyOwner(store.db, second), undefined);
+      const tooShort = await cli(database.url, ['key', 'revoke', '--prefix', 'vk_']);
+      assert.notEqual(tooShort.code, 0);
+      assert.match(tooShort.stderr, /at least 6 characters/);
+    });
+
     it('changes plan limits, with none for no limit', async () => {
       const res = await cli(database.url, ['plan', 'set', '--name', 'pro', '--daily-quota', '250', '--burst', '5', '--concurrency', 'none']);
       assert.equal(res.code, 0, res.stderr);
