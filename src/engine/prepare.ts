@@ -19,7 +19,7 @@ export interface RgbaImage {
  */
 export const WORKING_PIXELS: Record<ImageKind, number> = {
   sketch: 4_000_000,
-  logo: 1_000_000,
+  logo: 2_000_000,
   photo: 400_000,
   pixelart: 1_000_000,
 };

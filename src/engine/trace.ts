@@ -8,8 +8,15 @@ import type { CurveMode, TraceParams } from './params.ts';
 
 export type ResolvedCurveMode = Exclude<CurveMode, 'auto'>;
 
-/** layerDifference 0–5 onto VTracer's gradient step (0–255 colour distance between stacked layers). */
-export const LAYER_DIFFERENCE_STEPS = [0, 12, 20, 32, 48, 64] as const;
+/**
+ * layerDifference 0–5 onto VTracer's gradient step (0–255 colour distance between stacked
+ * layers). Photos get finer steps: their shading is the picture, while flat artwork loses
+ * nothing when near-identical palette colours merge.
+ */
+export const LAYER_DIFFERENCE_STEPS: Record<'photo' | 'other', readonly number[]> = {
+  photo: [0, 4, 12, 24, 40, 64],
+  other: [0, 12, 20, 32, 48, 64],
+};
 
 /** segmentLength 1–20 onto VTracer's length threshold, whose useful range is 3.5–10 px. */
 export function lengthThreshold(segmentLength: number): number {
@@ -26,8 +33,23 @@ export function decimalPlaces(pathPrecision: number, longSide: number): number {
   return Math.max(0, pathPrecision - integerDigits);
 }
 
-/** Speckle side used when filterSpeckle is 0 (automatic), in working pixels. */
-const AUTOMATIC_SPECKLE: Record<ImageKind, number> = { pixelart: 0, logo: 2, sketch: 2, photo: 4 };
+/**
+ * Speckle side used when filterSpeckle is 0 (automatic), in working pixels. Photos traced
+ * downscaled get a finer filter: resampling has already averaged away most sensor and JPEG
+ * noise. Upscaled line art never keeps specks under about one and a half source pixels.
+ */
+export function automaticSpeckle(kind: ImageKind, workingScale: number): number {
+  switch (kind) {
+    case 'pixelart':
+      return 0;
+    case 'logo':
+      return 2;
+    case 'sketch':
+      return Math.max(2, Math.round(workingScale * 1.5));
+    case 'photo':
+      return workingScale >= 0.9 ? 5 : 3;
+  }
+}
 
 export function resolveCurveMode(curveMode: CurveMode, kind: ImageKind): ResolvedCurveMode {
   if (curveMode !== 'auto') return curveMode;
@@ -55,7 +77,7 @@ export function buildTracerConfig(params: TraceParams, settings: TraceSettings):
   // Automatic speckle is in working pixels, but never finer than one source pixel of upscaled line art.
   const speckle =
     params.filterSpeckle === 0
-      ? Math.max(AUTOMATIC_SPECKLE[settings.kind], settings.kind === 'sketch' ? Math.round(settings.workingScale * 1.5) : 0)
+      ? automaticSpeckle(settings.kind, settings.workingScale)
       : Math.max(1, Math.round(params.filterSpeckle * settings.workingScale));
   // Colour images arrive reduced to a palette (prepare.ts), pixel art with its own colours:
   // either way the tracer must keep every colour it is given.
@@ -65,7 +87,10 @@ export function buildTracerConfig(params: TraceParams, settings: TraceSettings):
     hierarchical: Hierarchical.Stacked,
     filterSpeckle: speckle,
     colorPrecision: 8,
-    layerDifference: settings.kind === 'pixelart' ? 0 : (LAYER_DIFFERENCE_STEPS[params.layerDifference] ?? 8),
+    layerDifference:
+      settings.kind === 'pixelart'
+        ? 0
+        : (LAYER_DIFFERENCE_STEPS[settings.kind === 'photo' ? 'photo' : 'other'][params.layerDifference] ?? 12),
     mode: SIMPLIFY_MODE[settings.curveMode],
     cornerThreshold: params.cornerThreshold,
     lengthThreshold: lengthThreshold(params.segmentLength),
