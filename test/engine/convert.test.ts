@@ -117,3 +117,26 @@ test('explicit mode and curveMode are honoured', async () => {
   // polygon mode writes no curve commands
   assert.doesNotMatch(result.svg, /d="[^"]*c/);
 });
+
+test('no seams: an opaque image renders the same on black and on white', async () => {
+  for (const file of ['logo/flag_br_noto.png', 'photo/kodim23.png', 'pixelart/vtracer_tank_unit_preview.png']) {
+    const result = await convertImage({ image: corpusImage(file), params: params() }, LIMITS);
+    const width = Math.min(600, result.width);
+    const onBlack = new Resvg(result.svg, { fitTo: { mode: 'width', value: width }, background: '#000000' }).render().pixels;
+    const onWhite = new Resvg(result.svg, { fitTo: { mode: 'width', value: width }, background: '#ffffff' }).render().pixels;
+    let leaking = 0;
+    for (let i = 0; i < onBlack.length; i += 4) if (Math.abs((onBlack[i] as number) - (onWhite[i] as number)) > 8) leaking++;
+    assert.equal(leaking, 0, `${file}: background shows through in ${leaking} pixels`);
+  }
+});
+
+test('inputEnhance gives a valid SVG for photos, line art and logos', async () => {
+  for (const file of ['photo/kodim23.png', 'sketch/imagetracerjs_flower_lineart.png', 'clipart/kenney_animal_elephant.png']) {
+    const plain = await convertImage({ image: corpusImage(file), params: params() }, LIMITS);
+    const enhanced = await convertImage({ image: corpusImage(file), params: params({ inputEnhance: true }) }, LIMITS);
+    assert.equal(enhanced.width, plain.width);
+    assert.equal(enhanced.chosen.mode, plain.chosen.mode);
+    assert.equal(enhanced.nodeCount, countNodes(enhanced.svg));
+    assert.notEqual(enhanced.svg, plain.svg, `${file}: enhancement changed nothing`);
+  }
+});
