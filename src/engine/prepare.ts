@@ -5,6 +5,7 @@
 import sharp, { type Sharp } from 'sharp';
 import type { ImageKind } from './classify.ts';
 import { workingSize } from './decode.ts';
+import { reducePalette } from './palette.ts';
 import { binariseAlpha, binariseInk, otsuThreshold } from './trace.ts';
 
 export interface RgbaImage {
@@ -95,18 +96,21 @@ export async function enhanceInput(image: RgbaImage, kind: ImageKind): Promise<R
 }
 
 /** colorPrecision 1–8 onto the palette size the colour image is reduced to before tracing. */
-export const PALETTE_COLOURS = [2, 4, 8, 12, 16, 32, 64, 128] as const;
+export const PALETTE_COLOURS = [2, 4, 8, 16, 32, 64, 128, 256] as const;
 
 /**
- * Reduces the image to a palette without dithering (libimagequant through sharp).
- * VTracer merges smooth gradients into one flat layer; a palette turns them into bands
- * it keeps, and flattens JPEG noise that would otherwise become thousands of specks.
+ * Reduces the image to a palette without dithering (libimagequant through sharp, then
+ * reducePalette for sizes sharp does not honour). VTracer merges smooth gradients into one
+ * flat layer; a palette turns them into bands it keeps, and flattens JPEG noise that would
+ * otherwise become thousands of specks.
  */
 export async function quantiseColours(image: RgbaImage, colours: number): Promise<RgbaImage> {
   const png = await raw(image)
-    .png({ palette: true, colours, dither: 0, effort: 1, compressionLevel: 0 })
+    .png({ palette: true, colours: Math.min(256, colours), dither: 0, effort: 1, compressionLevel: 0 })
     .toBuffer();
-  return toImage(sharp(png).toColourspace('srgb'));
+  const quantised = await toImage(sharp(png).toColourspace('srgb'));
+  if (colours <= 16 || colours >= 256) return quantised;
+  return { ...quantised, rgba: reducePalette(quantised.rgba, colours) };
 }
 
 export interface PreparedPixels {
