@@ -220,6 +220,8 @@ export function writePathData(subpaths: Subpath[], options: PathWriteOptions): s
     lastCommand = command === 'm' ? 'm' : command;
   };
   for (const subpath of subpaths) {
+    // A subpath without segments encloses nothing (the tracer emits these for single pixels).
+    if (subpath.segments.length === 0) continue;
     const start = quantise(subpath.start);
     // The first moveto is absolute by definition even when written as 'm'.
     emit('m', [fmt(start[0] - (first ? 0 : pen[0])), fmt(start[1] - (first ? 0 : pen[1]))]);
