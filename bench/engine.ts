@@ -283,6 +283,26 @@ function enhanceSection(rows: EnhanceRow[]): string[] {
   ];
 }
 
+/** Images more than 0.02 SSIM below VTracer, with what VTracer spent on them. */
+function shortfallNotes(rows: Row[]): string[] {
+  const short = rows.filter((row) => row.vtracer && row.vtracer.ssim - row.ours.ssim > 0.02);
+  if (short.length === 0) return [];
+  return [
+    '### Where fidelity falls short of VTracer',
+    '',
+    ...short.map(
+      (row) =>
+        `- ${row.file} (${row.chosen}): SSIM ${fixed(row.ours.ssim)} vs ${fixed(row.vtracer?.ssim)}; VTracer traced all ${row.width}×${row.height} pixels in ${((row.vtracer?.timeMs ?? 0) / 1000).toFixed(1)} s into ${kb(row.vtracer?.bytes ?? 0)} KB, the service ${row.ours.timeMs.toFixed(0)} ms into ${kb(row.ours.bytes)} KB.`,
+    ),
+    '',
+    'These are the images whose fine detail (map lettering and hairlines, long smooth gradients) only',
+    'survives tracing at or near full resolution. The service traces at a working size chosen to stay',
+    'under 2 s per image (docs/parameters.md, "Working size"); a higher `colorPrecision` or a lower',
+    '`layerDifference` recovers part of the gap at the cost of time and bytes.',
+    '',
+  ];
+}
+
 function report(rows: Row[], targets: Target[], enhanceRows: EnhanceRow[], load: number[]): string {
   const cpu = cpus();
   const lines = [
@@ -309,6 +329,7 @@ function report(rows: Row[], targets: Target[], enhanceRows: EnhanceRow[], load:
     '|---|---|---|',
     ...targets.map((target) => `| ${target.name} | ${target.figures} | ${target.met ? 'yes' : '**no**'} |`),
     '',
+    ...shortfallNotes(rows),
     '## Per image',
     '',
     '| image | size | auto chose | ms | KB | nodes | SSIM | VTracer ms | VTracer KB | VTracer nodes | VTracer SSIM | Potrace SSIM |',

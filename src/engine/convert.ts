@@ -3,7 +3,7 @@
 
 import { CLASSIFY_PIXELS, classifyImage, measureImage, type ImageKind, type ImageStats } from './classify.ts';
 import { decodeImage, type DecodedImage } from './decode.ts';
-import { enhanceInput, fitToBudget, fitToPixels, DECODE_PIXELS, prepareWithinBudget, resizeTo, WORKING_PIXELS } from './prepare.ts';
+import { enhanceInput, fitToBudget, fitToPixels, DECODE_PIXELS, prepareWithinBudget, resizeTo, sketchUpscaleFactor, WORKING_PIXELS } from './prepare.ts';
 import type { TraceParams } from './params.ts';
 import { countNodes, parseTracerSvg, straightenCubics, writeSvgDocument } from './svg.ts';
 import { restoreOpacity } from './opacity.ts';
@@ -40,9 +40,11 @@ export async function convertImage(request: TraceRequest, options: ConvertOption
   const curveMode = resolveCurveMode(request.params.curveMode, kind);
 
   // Large images are traced at the working size of their kind, and the SVG scaled back.
-  const working = await fitToBudget(decoded, kind, decoded.width === decoded.originalWidth);
+  const working = await fitToBudget(decoded, kind);
+  const native = decoded.width === decoded.originalWidth;
+  const sketchUpscale = kind === 'sketch' && native ? sketchUpscaleFactor(working.width * working.height) : 1;
   const source = request.params.inputEnhance ? await enhanceInput(working, kind) : working;
-  const prepared = await prepareWithinBudget(source, kind, request.params.colorPrecision);
+  const prepared = await prepareWithinBudget(source, kind, request.params.colorPrecision, sketchUpscale);
   const workingScale = prepared.width / decoded.originalWidth;
   const config = buildTracerConfig(request.params, { kind, curveMode, workingScale });
 
@@ -62,7 +64,8 @@ export async function convertImage(request: TraceRequest, options: ConvertOption
   } catch (error) {
     throw new EngineError('engine_failed', `the tracer wrote unreadable SVG: ${error instanceof Error ? error.message : String(error)}`);
   }
-  if (stats.partialAlphaShare > 0.005) restoreOpacity(shapes, await resizeTo(source, prepared.width, prepared.height));
+  // Line art is opaque ink by definition; colour shapes get their opacity back.
+  if (kind !== 'sketch' && stats.partialAlphaShare > 0.005) restoreOpacity(shapes, await resizeTo(source, prepared.width, prepared.height));
 
   const svg = writeSvgDocument(shapes, {
     width: decoded.originalWidth,

@@ -6,7 +6,7 @@ import sharp, { type Sharp } from 'sharp';
 import type { ImageKind } from './classify.ts';
 import { workingSize } from './decode.ts';
 import { reducePalette } from './palette.ts';
-import { binariseAlpha, binariseInk, otsuThreshold } from './trace.ts';
+import { binariseAlpha, binariseInk, binariseInkUpscaled, otsuThreshold } from './trace.ts';
 
 export interface RgbaImage {
   rgba: Buffer;
@@ -54,7 +54,7 @@ export async function fitToPixels(image: RgbaImage, maxPixels: number): Promise<
 }
 
 /**
- * Line art at its native size is traced upscaled (Lanczos, then thresholded): stroke widths
+ * Line art at its native size is traced upscaled (bilinear luma, then thresholded): stroke widths
  * land on half or quarter pixels instead of whole ones, so thin lines keep their weight.
  * Binary tracing is cheap enough for this; see docs/benchmarks.md.
  */
@@ -64,12 +64,8 @@ export function sketchUpscaleFactor(pixels: number): number {
   return 1;
 }
 
-/** Brings the image to the working size of its kind; `native` says it was decoded at full size. */
-export async function fitToBudget(image: RgbaImage, kind: ImageKind, native: boolean): Promise<RgbaImage> {
-  if (kind === 'sketch' && native) {
-    const factor = sketchUpscaleFactor(image.width * image.height);
-    if (factor > 1) return resizeTo(image, image.width * factor, image.height * factor);
-  }
+/** Brings the image to the working size of its kind (line art is upscaled later, while thresholding). */
+export function fitToBudget(image: RgbaImage, kind: ImageKind): Promise<RgbaImage> {
   return fitToPixels(image, WORKING_PIXELS[kind]);
 }
 
@@ -143,7 +139,16 @@ export interface PreparedImage extends PreparedPixels {
 }
 
 /** Prepares the pixels, shrinking a colour image whose boundaries exceed its kind's budget. */
-export async function prepareWithinBudget(image: RgbaImage, kind: ImageKind, colorPrecision: number): Promise<PreparedImage> {
+export async function prepareWithinBudget(
+  image: RgbaImage,
+  kind: ImageKind,
+  colorPrecision: number,
+  sketchUpscale: number,
+): Promise<PreparedImage> {
+  if (kind === 'sketch') {
+    const prepared = prepareLineArt(image, sketchUpscale);
+    return { ...prepared, width: image.width * sketchUpscale, height: image.height * sketchUpscale };
+  }
   let current = image;
   for (let attempt = 0; ; attempt++) {
     const prepared = await prepareForTracer(current, kind, colorPrecision);
@@ -157,17 +162,25 @@ export async function prepareWithinBudget(image: RgbaImage, kind: ImageKind, col
   }
 }
 
+/** Line art: ink black, paper white (painted as a background when the source is opaque). */
+function prepareLineArt(image: RgbaImage, upscale: number): PreparedPixels {
+  let transparent = 0;
+  for (let i = 3; i < image.rgba.length; i += 4) if ((image.rgba[i] as number) < 128) transparent++;
+  const opaque = transparent / (image.width * image.height) < 0.01;
+  const threshold = otsuThreshold(image.rgba);
+  return {
+    rgba:
+      upscale > 1
+        ? binariseInkUpscaled(image.rgba, image.width, image.height, upscale, threshold)
+        : binariseInk(image.rgba, threshold),
+    background: opaque ? { r: 255, g: 255, b: 255 } : undefined,
+  };
+}
+
 export async function prepareForTracer(image: RgbaImage, kind: ImageKind, colorPrecision: number): Promise<PreparedPixels> {
   switch (kind) {
-    case 'sketch': {
-      let transparent = 0;
-      for (let i = 3; i < image.rgba.length; i += 4) if ((image.rgba[i] as number) < 128) transparent++;
-      const opaque = transparent / (image.width * image.height) < 0.01;
-      return {
-        rgba: binariseInk(image.rgba, otsuThreshold(image.rgba)),
-        background: opaque ? { r: 255, g: 255, b: 255 } : undefined,
-      };
-    }
+    case 'sketch':
+      return prepareLineArt(image, 1);
     case 'pixelart':
       return { rgba: binariseAlpha(image.rgba) };
     case 'photo':
