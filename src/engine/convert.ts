@@ -2,7 +2,7 @@
 // The worker pool runs this in child processes; tests and the benchmark call it directly.
 
 import { CLASSIFY_PIXELS, classifyImage, measureImage, type ImageKind, type ImageStats } from './classify.ts';
-import { decodeImage, type DecodedImage } from './decode.ts';
+import { decodeImage, sniffFormat, type DecodedImage } from './decode.ts';
 import { enhanceInput, fitToBudget, fitToPixels, DECODE_PIXELS, prepareWithinBudget, resizeTo, sketchUpscaleFactor, WORKING_PIXELS } from './prepare.ts';
 import type { TraceParams } from './params.ts';
 import { countNodes, parseTracerSvg, straightenCubics, writeSvgDocument } from './svg.ts';
@@ -25,16 +25,19 @@ export function resolveKind(params: TraceParams, stats: ImageStats, decoded: Dec
 
 export async function convertImage(request: TraceRequest, options: ConvertOptions): Promise<TraceResult> {
   const started = performance.now();
+  // JPEGs are mostly photos and decode cheaply at reduced size (shrink-on-load), so they start
+  // small; PNG and WebP start at the logo size, since decoding them twice costs more.
+  const firstDecodePixels = sniffFormat(request.image) === 'jpeg' ? WORKING_PIXELS.photo : DECODE_PIXELS;
   let decoded = await decodeImage(request.image, {
     maxInputPixels: options.maxInputPixels,
-    maxWorkingPixels: DECODE_PIXELS,
+    maxWorkingPixels: firstDecodePixels,
   });
   const sample = await fitToPixels(decoded, CLASSIFY_PIXELS);
   const stats = measureImage(sample.rgba, sample.width, sample.height);
   const kind = resolveKind(request.params, stats, decoded);
-  // Line art is traced larger than anything else; decode it again at that size.
+  // A kind traced larger than the first decode (line art, logos from JPEG) is decoded again at its size.
   const kindPixels = WORKING_PIXELS[kind];
-  if (kindPixels > DECODE_PIXELS && decoded.width < decoded.originalWidth) {
+  if (kindPixels > firstDecodePixels && decoded.width < decoded.originalWidth) {
     decoded = await decodeImage(request.image, { maxInputPixels: options.maxInputPixels, maxWorkingPixels: kindPixels });
   }
   const curveMode = resolveCurveMode(request.params.curveMode, kind);

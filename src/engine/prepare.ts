@@ -25,7 +25,7 @@ export const WORKING_PIXELS: Record<ImageKind, number> = {
   pixelart: 1_000_000,
 };
 
-/** Images are decoded at this size, classified, then reduced per kind (line art decoded again, larger). */
+/** PNG and WebP are decoded at this size, classified, then reduced per kind (line art decoded again, larger). */
 export const DECODE_PIXELS = WORKING_PIXELS.logo;
 
 /** Line art and small logos below this long side are upscaled 2× by inputEnhance. */
