@@ -265,10 +265,13 @@ export function writePathData(subpaths: Subpath[], options: PathWriteOptions): s
     emit('m', [fmt(start[0] - (first ? 0 : pen[0])), fmt(start[1] - (first ? 0 : pen[1]))]);
     first = false;
     pen = start;
-    for (const segment of subpath.segments) {
+    const last = subpath.segments.length - 1;
+    for (const [index, segment] of subpath.segments.entries()) {
       const to = quantise(segment.to);
       const dx = to[0] - pen[0];
       const dy = to[1] - pen[1];
+      // z draws the closing line itself.
+      if (subpath.closed && index === last && segment.kind === 'line' && to[0] === start[0] && to[1] === start[1]) break;
       if (segment.kind === 'line') {
         if (dx === 0 && dy === 0) continue;
         if (dy === 0) emit('h', [fmt(dx)]);

@@ -140,3 +140,22 @@ test('inputEnhance gives a valid SVG for photos, line art and logos', async () =
     assert.notEqual(enhanced.svg, plain.svg, `${file}: enhancement changed nothing`);
   }
 });
+
+test('a partly transparent layer keeps its opacity, an opaque one stays opaque', async () => {
+  const width = 200;
+  const height = 200;
+  const pixels = Buffer.alloc(width * height * 4);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const i = (y * width + x) * 4;
+      if (x >= 20 && x < 100 && y >= 20 && y < 100) pixels.set([220, 20, 20, 140], i);
+      if (x >= 120 && x < 180 && y >= 120 && y < 180) pixels.set([20, 20, 220, 255], i);
+    }
+  }
+  const image = await sharp(pixels, { raw: { width, height, channels: 4 } }).png().toBuffer();
+  const result = await convertImage({ image, params: params() }, LIMITS);
+  assert.match(result.svg, /fill="#dd1414" fill-opacity="0\.5[45]"/);
+  assert.match(result.svg, /fill="#1414dd"\/>/);
+  const rendered = new Resvg(result.svg).render().pixels;
+  assert.equal(rendered[(10 * width + 10) * 4 + 3], 0, 'the transparent background stays transparent');
+});
