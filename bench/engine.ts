@@ -364,6 +364,13 @@ async function main(): Promise<void> {
   const skipBaselines = process.argv.includes('--ours-only');
   mkdirSync(CACHE_DIR, { recursive: true });
   const load = loadavg();
+  const potraceInstalled = await run('potrace', ['--version']).then(
+    () => true,
+    () => {
+      console.warn('potrace is not installed (apt-get install potrace); the Potrace comparison is left out');
+      return false;
+    },
+  );
   const rows: Row[] = [];
   const enhanceRows: EnhanceRow[] = [];
   for (const { file, category } of listCorpus()) {
@@ -376,7 +383,7 @@ async function main(): Promise<void> {
           measureVtracer(bytes, ours.width, ours.height),
         );
     const potrace =
-      category === 'sketch' && !skipBaselines
+      category === 'sketch' && !skipBaselines && potraceInstalled
         ? await cached(cacheKey('potrace', bytes, `threshold128-white-${COMPARE_MAX_SIDE}`), () =>
             measurePotrace(bytes, ours.width, ours.height),
           )
