@@ -153,7 +153,8 @@ export async function prepareWithinBudget(
   for (let attempt = 0; ; attempt++) {
     const prepared = await prepareForTracer(current, kind, colorPrecision);
     const budget = BOUNDARY_BUDGET[kind];
-    if (budget === undefined || attempt === 2) return { ...prepared, width: current.width, height: current.height };
+    // One shrink is enough: a second would cost another palette pass for little gain.
+    if (budget === undefined || attempt === 1) return { ...prepared, width: current.width, height: current.height };
     const boundaries = countBoundaries(prepared.rgba, current.width, current.height);
     if (boundaries <= budget) return { ...prepared, width: current.width, height: current.height };
     // Boundaries shrink between linearly (edges) and with the area (noise) as the image shrinks.
