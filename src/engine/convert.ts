@@ -2,8 +2,8 @@
 // The worker pool runs this in child processes; tests and the benchmark call it directly.
 
 import { CLASSIFY_PIXELS, classifyImage, measureImage, type ImageKind, type ImageStats } from './classify.ts';
-import { decodeImage, type DecodedImage } from './decode.ts';
-import { enhanceInput, fitToBudget, fitToPixels, DECODE_PIXELS, prepareWithinBudget, resizeTo, WORKING_PIXELS } from './prepare.ts';
+import { decodeImage, sniffFormat, type DecodedImage } from './decode.ts';
+import { enhanceInput, fitToBudget, fitToPixels, DECODE_PIXELS, prepareWithinBudget, resizeTo, sketchUpscaleFactor, WORKING_PIXELS } from './prepare.ts';
 import type { TraceParams } from './params.ts';
 import { countNodes, parseTracerSvg, straightenCubics, writeSvgDocument } from './svg.ts';
 import { restoreOpacity } from './opacity.ts';
@@ -25,24 +25,29 @@ export function resolveKind(params: TraceParams, stats: ImageStats, decoded: Dec
 
 export async function convertImage(request: TraceRequest, options: ConvertOptions): Promise<TraceResult> {
   const started = performance.now();
+  // JPEGs are mostly photos and decode cheaply at reduced size (shrink-on-load), so they start
+  // small; PNG and WebP start at the logo size, since decoding them twice costs more.
+  const firstDecodePixels = sniffFormat(request.image) === 'jpeg' ? WORKING_PIXELS.photo : DECODE_PIXELS;
   let decoded = await decodeImage(request.image, {
     maxInputPixels: options.maxInputPixels,
-    maxWorkingPixels: DECODE_PIXELS,
+    maxWorkingPixels: firstDecodePixels,
   });
   const sample = await fitToPixels(decoded, CLASSIFY_PIXELS);
   const stats = measureImage(sample.rgba, sample.width, sample.height);
   const kind = resolveKind(request.params, stats, decoded);
-  // Line art is traced larger than anything else; decode it again at that size.
+  // A kind traced larger than the first decode (line art, logos from JPEG) is decoded again at its size.
   const kindPixels = WORKING_PIXELS[kind];
-  if (kindPixels > DECODE_PIXELS && decoded.width < decoded.originalWidth) {
+  if (kindPixels > firstDecodePixels && decoded.width < decoded.originalWidth) {
     decoded = await decodeImage(request.image, { maxInputPixels: options.maxInputPixels, maxWorkingPixels: kindPixels });
   }
   const curveMode = resolveCurveMode(request.params.curveMode, kind);
 
   // Large images are traced at the working size of their kind, and the SVG scaled back.
-  const working = await fitToBudget(decoded, kind, decoded.width === decoded.originalWidth);
+  const working = await fitToBudget(decoded, kind);
+  const native = decoded.width === decoded.originalWidth;
+  const sketchUpscale = kind === 'sketch' && native ? sketchUpscaleFactor(working.width * working.height) : 1;
   const source = request.params.inputEnhance ? await enhanceInput(working, kind) : working;
-  const prepared = await prepareWithinBudget(source, kind, request.params.colorPrecision);
+  const prepared = await prepareWithinBudget(source, kind, request.params.colorPrecision, sketchUpscale);
   const workingScale = prepared.width / decoded.originalWidth;
   const config = buildTracerConfig(request.params, { kind, curveMode, workingScale });
 
@@ -62,7 +67,8 @@ export async function convertImage(request: TraceRequest, options: ConvertOption
   } catch (error) {
     throw new EngineError('engine_failed', `the tracer wrote unreadable SVG: ${error instanceof Error ? error.message : String(error)}`);
   }
-  if (stats.partialAlphaShare > 0.005) restoreOpacity(shapes, await resizeTo(source, prepared.width, prepared.height));
+  // Line art is opaque ink by definition; colour shapes get their opacity back.
+  if (kind !== 'sketch' && stats.partialAlphaShare > 0.005) restoreOpacity(shapes, await resizeTo(source, prepared.width, prepared.height));
 
   const svg = writeSvgDocument(shapes, {
     width: decoded.originalWidth,

@@ -56,11 +56,13 @@ export async function decodeImage(bytes: Buffer, limits: DecodeLimits): Promise<
 
   // failOn 'error' also covers truncation: a cut-off file is refused, not half-traced.
   const options = { limitInputPixels: limits.maxInputPixels, failOn: 'error' as const };
+  const name = FORMAT_NAMES[format];
   let metadata: Metadata;
   try {
-    metadata = await sharp(bytes, options).metadata();
+    // The header alone: no pixels are decoded here, so the size can be checked (and named) first.
+    metadata = await sharp(bytes, { ...options, limitInputPixels: false }).metadata();
   } catch (error) {
-    throw invalid(`the ${format.toUpperCase()} image cannot be read: ${describeSharpError(error)}`);
+    throw invalid(`the ${name} image is corrupt or truncated (${describeSharpError(error)})`);
   }
   if (!metadata.width || !metadata.height) throw invalid('the image has no dimensions');
   if (metadata.width * metadata.height > limits.maxInputPixels) {
@@ -95,12 +97,19 @@ export async function decodeImage(bytes: Buffer, limits: DecodeLimits): Promise<
       palette: metadata.isPalette === true,
     };
   } catch (error) {
-    throw invalid(`the ${format.toUpperCase()} image cannot be decoded: ${describeSharpError(error)}`);
+    throw invalid(`the ${name} image is corrupt or truncated (${describeSharpError(error)})`);
   }
 }
 
+const FORMAT_NAMES: Record<ImageFormat, string> = { png: 'PNG', jpeg: 'JPEG', webp: 'WebP' };
+
 function describeSharpError(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
-  // libvips messages are multi-line and name internal loaders; the first line is the useful part.
-  return (message.split('\n')[0] ?? message).replace(/^Input (buffer|file) /, '').trim() || 'unknown error';
+  // libvips messages are multi-line and name internal loaders; the first line, without the
+  // loader's name, is the useful part.
+  const firstLine = (message.split('\n')[0] ?? message)
+    .replace(/^Input (buffer|file) /, '')
+    .replace(/^(vips\w*|Vips\w+|webp):\s*/i, '')
+    .trim();
+  return firstLine || 'unreadable data';
 }

@@ -35,6 +35,8 @@ interface WorkerSlot {
 
 /** A worker that dies before saying it is ready is respawned after this pause, not in a tight loop. */
 const RESPAWN_DELAY_MS = 250;
+/** After this many workers in a row die before ready, waiting conversions are failed, not left hanging. */
+const STARTUP_FAILURES_BEFORE_GIVING_UP = 3;
 
 export function createEngine(options: EngineOptions, dependencies: EngineDependencies = {}): Engine & {
   convert(request: TraceRequest, callOptions?: ConvertCallOptions): Promise<TraceResult>;
@@ -46,6 +48,7 @@ export function createEngine(options: EngineOptions, dependencies: EngineDepende
   const slots = new Set<WorkerSlot>();
   let nextJobId = 1;
   let closed = false;
+  let startupFailures = 0;
 
   function spawnWorker(): void {
     if (closed) return;
@@ -60,6 +63,7 @@ export function createEngine(options: EngineOptions, dependencies: EngineDepende
     child.on('message', (message: WorkerReply) => {
       if (message.type === 'ready') {
         slot.ready = true;
+        startupFailures = 0;
         dispatch();
         return;
       }
@@ -88,8 +92,16 @@ export function createEngine(options: EngineOptions, dependencies: EngineDepende
         );
       }
       if (closed) return;
-      if (slot.ready) spawnWorker();
-      else setTimeout(spawnWorker, RESPAWN_DELAY_MS).unref();
+      if (slot.ready) {
+        spawnWorker();
+        return;
+      }
+      startupFailures++;
+      if (startupFailures >= STARTUP_FAILURES_BEFORE_GIVING_UP) {
+        const failure = new EngineError('engine_failed', 'the engine workers cannot start');
+        for (const job of queue.splice(0)) job.reject(failure);
+      }
+      setTimeout(spawnWorker, RESPAWN_DELAY_MS).unref();
     });
   }
 

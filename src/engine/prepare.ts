@@ -5,7 +5,8 @@
 import sharp, { type Sharp } from 'sharp';
 import type { ImageKind } from './classify.ts';
 import { workingSize } from './decode.ts';
-import { binariseAlpha, binariseInk, otsuThreshold } from './trace.ts';
+import { reducePalette } from './palette.ts';
+import { binariseAlpha, binariseInk, binariseInkUpscaled, otsuThreshold } from './trace.ts';
 
 export interface RgbaImage {
   rgba: Buffer;
@@ -19,12 +20,12 @@ export interface RgbaImage {
  */
 export const WORKING_PIXELS: Record<ImageKind, number> = {
   sketch: 4_000_000,
-  logo: 1_000_000,
+  logo: 2_000_000,
   photo: 400_000,
   pixelart: 1_000_000,
 };
 
-/** Images are decoded at this size, classified, then reduced per kind (line art decoded again, larger). */
+/** PNG and WebP are decoded at this size, classified, then reduced per kind (line art decoded again, larger). */
 export const DECODE_PIXELS = WORKING_PIXELS.logo;
 
 /** Line art and small logos below this long side are upscaled 2× by inputEnhance. */
@@ -53,7 +54,7 @@ export async function fitToPixels(image: RgbaImage, maxPixels: number): Promise<
 }
 
 /**
- * Line art at its native size is traced upscaled (Lanczos, then thresholded): stroke widths
+ * Line art at its native size is traced upscaled (bilinear luma, then thresholded): stroke widths
  * land on half or quarter pixels instead of whole ones, so thin lines keep their weight.
  * Binary tracing is cheap enough for this; see docs/benchmarks.md.
  */
@@ -63,12 +64,8 @@ export function sketchUpscaleFactor(pixels: number): number {
   return 1;
 }
 
-/** Brings the image to the working size of its kind; `native` says it was decoded at full size. */
-export async function fitToBudget(image: RgbaImage, kind: ImageKind, native: boolean): Promise<RgbaImage> {
-  if (kind === 'sketch' && native) {
-    const factor = sketchUpscaleFactor(image.width * image.height);
-    if (factor > 1) return resizeTo(image, image.width * factor, image.height * factor);
-  }
+/** Brings the image to the working size of its kind (line art is upscaled later, while thresholding). */
+export function fitToBudget(image: RgbaImage, kind: ImageKind): Promise<RgbaImage> {
   return fitToPixels(image, WORKING_PIXELS[kind]);
 }
 
@@ -95,18 +92,21 @@ export async function enhanceInput(image: RgbaImage, kind: ImageKind): Promise<R
 }
 
 /** colorPrecision 1–8 onto the palette size the colour image is reduced to before tracing. */
-export const PALETTE_COLOURS = [2, 4, 8, 12, 16, 32, 64, 128] as const;
+export const PALETTE_COLOURS = [2, 4, 8, 16, 32, 64, 128, 256] as const;
 
 /**
- * Reduces the image to a palette without dithering (libimagequant through sharp).
- * VTracer merges smooth gradients into one flat layer; a palette turns them into bands
- * it keeps, and flattens JPEG noise that would otherwise become thousands of specks.
+ * Reduces the image to a palette without dithering (libimagequant through sharp, then
+ * reducePalette for sizes sharp does not honour). VTracer merges smooth gradients into one
+ * flat layer; a palette turns them into bands it keeps, and flattens JPEG noise that would
+ * otherwise become thousands of specks.
  */
 export async function quantiseColours(image: RgbaImage, colours: number): Promise<RgbaImage> {
   const png = await raw(image)
-    .png({ palette: true, colours, dither: 0, effort: 1, compressionLevel: 0 })
+    .png({ palette: true, colours: Math.min(256, colours), dither: 0, effort: 1, compressionLevel: 0 })
     .toBuffer();
-  return toImage(sharp(png).toColourspace('srgb'));
+  const quantised = await toImage(sharp(png).toColourspace('srgb'));
+  if (colours <= 16 || colours >= 256) return quantised;
+  return { ...quantised, rgba: reducePalette(quantised.rgba, colours) };
 }
 
 export interface PreparedPixels {
@@ -139,12 +139,22 @@ export interface PreparedImage extends PreparedPixels {
 }
 
 /** Prepares the pixels, shrinking a colour image whose boundaries exceed its kind's budget. */
-export async function prepareWithinBudget(image: RgbaImage, kind: ImageKind, colorPrecision: number): Promise<PreparedImage> {
+export async function prepareWithinBudget(
+  image: RgbaImage,
+  kind: ImageKind,
+  colorPrecision: number,
+  sketchUpscale: number,
+): Promise<PreparedImage> {
+  if (kind === 'sketch') {
+    const prepared = prepareLineArt(image, sketchUpscale);
+    return { ...prepared, width: image.width * sketchUpscale, height: image.height * sketchUpscale };
+  }
   let current = image;
   for (let attempt = 0; ; attempt++) {
     const prepared = await prepareForTracer(current, kind, colorPrecision);
     const budget = BOUNDARY_BUDGET[kind];
-    if (budget === undefined || attempt === 2) return { ...prepared, width: current.width, height: current.height };
+    // One shrink is enough: a second would cost another palette pass for little gain.
+    if (budget === undefined || attempt === 1) return { ...prepared, width: current.width, height: current.height };
     const boundaries = countBoundaries(prepared.rgba, current.width, current.height);
     if (boundaries <= budget) return { ...prepared, width: current.width, height: current.height };
     // Boundaries shrink between linearly (edges) and with the area (noise) as the image shrinks.
@@ -153,17 +163,25 @@ export async function prepareWithinBudget(image: RgbaImage, kind: ImageKind, col
   }
 }
 
+/** Line art: ink black, paper white (painted as a background when the source is opaque). */
+function prepareLineArt(image: RgbaImage, upscale: number): PreparedPixels {
+  let transparent = 0;
+  for (let i = 3; i < image.rgba.length; i += 4) if ((image.rgba[i] as number) < 128) transparent++;
+  const opaque = transparent / (image.width * image.height) < 0.01;
+  const threshold = otsuThreshold(image.rgba);
+  return {
+    rgba:
+      upscale > 1
+        ? binariseInkUpscaled(image.rgba, image.width, image.height, upscale, threshold)
+        : binariseInk(image.rgba, threshold),
+    background: opaque ? { r: 255, g: 255, b: 255 } : undefined,
+  };
+}
+
 export async function prepareForTracer(image: RgbaImage, kind: ImageKind, colorPrecision: number): Promise<PreparedPixels> {
   switch (kind) {
-    case 'sketch': {
-      let transparent = 0;
-      for (let i = 3; i < image.rgba.length; i += 4) if ((image.rgba[i] as number) < 128) transparent++;
-      const opaque = transparent / (image.width * image.height) < 0.01;
-      return {
-        rgba: binariseInk(image.rgba, otsuThreshold(image.rgba)),
-        background: opaque ? { r: 255, g: 255, b: 255 } : undefined,
-      };
-    }
+    case 'sketch':
+      return prepareLineArt(image, 1);
     case 'pixelart':
       return { rgba: binariseAlpha(image.rgba) };
     case 'photo':

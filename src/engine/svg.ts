@@ -42,61 +42,99 @@ function parseHexColour(text: string): { r: number; g: number; b: number } | nul
   return null;
 }
 
-const PATH_TOKEN = /[MLCZmlcz]|[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?/g;
-
 /**
- * Parses VTracer's path data (absolute M, L, C, Z as VTracer writes them) with the
- * translate offset added, into absolute working-resolution coordinates.
+ * Parses VTracer's path data (absolute M, L, C, Z; numbers separated by spaces or commas) with
+ * the translate offset added, into absolute working-resolution coordinates. A scanner that
+ * reads digits in place: tracer output for line art runs to megabytes, and a token array of
+ * strings costs more than the tracing.
  */
 export function parsePathData(d: string, offsetX: number, offsetY: number): Subpath[] {
-  const tokens = d.match(PATH_TOKEN) ?? [];
   const subpaths: Subpath[] = [];
   let current: Subpath | null = null;
-  let command = '';
-  let i = 0;
-  const next = (): number => {
-    const token = tokens[i++];
-    if (token === undefined) throw new Error('path data ends in the middle of a segment');
-    const value = Number(token);
-    if (!Number.isFinite(value)) throw new Error(`unexpected path token ${token}`);
-    return value;
+  let command = 0;
+  let position = 0;
+  const length = d.length;
+  const numbers = new Float64Array(6);
+
+  const readNumber = (): number => {
+    while (position < length) {
+      const code = d.charCodeAt(position);
+      if (code === 32 || code === 44 || code === 10 || code === 13 || code === 9) position++;
+      else break;
+    }
+    const start = position;
+    let sign = 1;
+    let code = d.charCodeAt(position);
+    if (code === 45 || code === 43) {
+      if (code === 45) sign = -1;
+      code = d.charCodeAt(++position);
+    }
+    let value = 0;
+    let digits = 0;
+    while (code >= 48 && code <= 57) {
+      value = value * 10 + (code - 48);
+      digits++;
+      code = d.charCodeAt(++position);
+    }
+    if (code === 46) {
+      let scale = 0.1;
+      code = d.charCodeAt(++position);
+      while (code >= 48 && code <= 57) {
+        value += (code - 48) * scale;
+        scale /= 10;
+        digits++;
+        code = d.charCodeAt(++position);
+      }
+    }
+    if (code === 101 || code === 69) {
+      // Exponents are rare enough to hand to Number.
+      position++;
+      const next = d.charCodeAt(position);
+      if (next === 45 || next === 43) position++;
+      while (position < length && d.charCodeAt(position) >= 48 && d.charCodeAt(position) <= 57) position++;
+      value = Number(d.slice(start, position));
+      return value;
+    }
+    if (digits === 0) throw new Error(`unexpected path data at offset ${start}`);
+    return sign * value;
   };
-  const point = (): Point => {
-    const x = next();
-    const y = next();
-    return [x + offsetX, y + offsetY];
-  };
-  while (i < tokens.length) {
-    const token = tokens[i] as string;
-    if (/^[A-Za-z]$/.test(token)) {
-      command = token.toUpperCase();
-      i++;
-      if (token !== command) throw new Error(`relative command ${token} not expected from the tracer`);
-      if (command === 'Z') {
+  const arity = (letter: number): number => (letter === 67 ? 6 : letter === 77 || letter === 76 ? 2 : 0);
+
+  while (true) {
+    while (position < length) {
+      const code = d.charCodeAt(position);
+      if (code === 32 || code === 44 || code === 10 || code === 13 || code === 9) position++;
+      else break;
+    }
+    if (position >= length) break;
+    const code = d.charCodeAt(position);
+    if ((code >= 65 && code <= 90) || (code >= 97 && code <= 122)) {
+      position++;
+      if (code === 90 || code === 122) {
         if (current) current.closed = true;
         current = null;
+        continue;
       }
+      if (code !== 77 && code !== 76 && code !== 67) {
+        throw new Error(`path command ${String.fromCharCode(code)} not expected from the tracer`);
+      }
+      command = code;
       continue;
     }
-    switch (command) {
-      case 'M':
-        current = { start: point(), segments: [], closed: false };
-        subpaths.push(current);
-        command = 'L';
-        break;
-      case 'L':
-        if (!current) throw new Error('line without a starting point');
-        current.segments.push({ kind: 'line', to: point() });
-        break;
-      case 'C': {
-        if (!current) throw new Error('curve without a starting point');
-        const c1 = point();
-        const c2 = point();
-        current.segments.push({ kind: 'cubic', c1, c2, to: point() });
-        break;
-      }
-      default:
-        throw new Error(`unexpected path data near token ${token}`);
+    const needed = arity(command);
+    if (needed === 0) throw new Error(`number without a command at offset ${position}`);
+    for (let i = 0; i < needed; i++) numbers[i] = readNumber();
+    const point = (i: number): Point => [(numbers[i] as number) + offsetX, (numbers[i + 1] as number) + offsetY];
+    if (command === 77) {
+      current = { start: point(0), segments: [], closed: false };
+      subpaths.push(current);
+      command = 76; // further pairs after a moveto are lines
+    } else if (!current) {
+      throw new Error('segment without a starting point');
+    } else if (command === 76) {
+      current.segments.push({ kind: 'line', to: point(0) });
+    } else {
+      current.segments.push({ kind: 'cubic', c1: point(0), c2: point(2), to: point(4) });
     }
   }
   return subpaths;
@@ -220,15 +258,20 @@ export function writePathData(subpaths: Subpath[], options: PathWriteOptions): s
     lastCommand = command === 'm' ? 'm' : command;
   };
   for (const subpath of subpaths) {
+    // A subpath without segments encloses nothing (the tracer emits these for single pixels).
+    if (subpath.segments.length === 0) continue;
     const start = quantise(subpath.start);
     // The first moveto is absolute by definition even when written as 'm'.
     emit('m', [fmt(start[0] - (first ? 0 : pen[0])), fmt(start[1] - (first ? 0 : pen[1]))]);
     first = false;
     pen = start;
-    for (const segment of subpath.segments) {
+    const last = subpath.segments.length - 1;
+    for (const [index, segment] of subpath.segments.entries()) {
       const to = quantise(segment.to);
       const dx = to[0] - pen[0];
       const dy = to[1] - pen[1];
+      // z draws the closing line itself.
+      if (subpath.closed && index === last && segment.kind === 'line' && to[0] === start[0] && to[1] === start[1]) break;
       if (segment.kind === 'line') {
         if (dx === 0 && dy === 0) continue;
         if (dy === 0) emit('h', [fmt(dx)]);
@@ -388,7 +431,7 @@ export function countPathNodes(d: string): number {
   let arity = 0;
   let pendingNumbers = 0;
   for (const token of d.match(PATH_DATA_TOKEN) ?? []) {
-    if (/^[A-Za-z]$/.test(token)) {
+    if (token.length === 1 && token.charCodeAt(0) > 57) {
       arity = ARGUMENTS_PER_SEGMENT[token.toLowerCase()] ?? 0;
       pendingNumbers = 0;
       continue;

@@ -8,8 +8,15 @@ import type { CurveMode, TraceParams } from './params.ts';
 
 export type ResolvedCurveMode = Exclude<CurveMode, 'auto'>;
 
-/** layerDifference 0–5 onto VTracer's gradient step (0–255 colour distance between stacked layers). */
-export const LAYER_DIFFERENCE_STEPS = [0, 12, 20, 32, 48, 64] as const;
+/**
+ * layerDifference 0–5 onto VTracer's gradient step (0–255 colour distance between stacked
+ * layers). Photos get finer steps: their shading is the picture, while flat artwork loses
+ * nothing when near-identical palette colours merge.
+ */
+export const LAYER_DIFFERENCE_STEPS: Record<'photo' | 'other', readonly number[]> = {
+  photo: [0, 4, 12, 24, 40, 64],
+  other: [0, 12, 20, 32, 48, 64],
+};
 
 /** segmentLength 1–20 onto VTracer's length threshold, whose useful range is 3.5–10 px. */
 export function lengthThreshold(segmentLength: number): number {
@@ -26,8 +33,23 @@ export function decimalPlaces(pathPrecision: number, longSide: number): number {
   return Math.max(0, pathPrecision - integerDigits);
 }
 
-/** Speckle side used when filterSpeckle is 0 (automatic), in working pixels. */
-const AUTOMATIC_SPECKLE: Record<ImageKind, number> = { pixelart: 0, logo: 2, sketch: 2, photo: 4 };
+/**
+ * Speckle side used when filterSpeckle is 0 (automatic), in working pixels. Photos traced
+ * downscaled get a finer filter: resampling has already averaged away most sensor and JPEG
+ * noise. Upscaled line art never keeps specks under about one and a half source pixels.
+ */
+export function automaticSpeckle(kind: ImageKind, workingScale: number): number {
+  switch (kind) {
+    case 'pixelart':
+      return 0;
+    case 'logo':
+      return 2;
+    case 'sketch':
+      return Math.max(2, Math.round(workingScale * 1.5));
+    case 'photo':
+      return workingScale >= 0.9 ? 5 : 3;
+  }
+}
 
 export function resolveCurveMode(curveMode: CurveMode, kind: ImageKind): ResolvedCurveMode {
   if (curveMode !== 'auto') return curveMode;
@@ -55,7 +77,7 @@ export function buildTracerConfig(params: TraceParams, settings: TraceSettings):
   // Automatic speckle is in working pixels, but never finer than one source pixel of upscaled line art.
   const speckle =
     params.filterSpeckle === 0
-      ? Math.max(AUTOMATIC_SPECKLE[settings.kind], settings.kind === 'sketch' ? Math.round(settings.workingScale * 1.5) : 0)
+      ? automaticSpeckle(settings.kind, settings.workingScale)
       : Math.max(1, Math.round(params.filterSpeckle * settings.workingScale));
   // Colour images arrive reduced to a palette (prepare.ts), pixel art with its own colours:
   // either way the tracer must keep every colour it is given.
@@ -65,7 +87,10 @@ export function buildTracerConfig(params: TraceParams, settings: TraceSettings):
     hierarchical: Hierarchical.Stacked,
     filterSpeckle: speckle,
     colorPrecision: 8,
-    layerDifference: settings.kind === 'pixelart' ? 0 : (LAYER_DIFFERENCE_STEPS[params.layerDifference] ?? 8),
+    layerDifference:
+      settings.kind === 'pixelart'
+        ? 0
+        : (LAYER_DIFFERENCE_STEPS[settings.kind === 'photo' ? 'photo' : 'other'][params.layerDifference] ?? 12),
     mode: SIMPLIFY_MODE[settings.curveMode],
     cornerThreshold: params.cornerThreshold,
     lengthThreshold: lengthThreshold(params.segmentLength),
@@ -142,6 +167,56 @@ export function binariseInk(rgba: Buffer, threshold: number): Buffer {
     out[i + 1] = value;
     out[i + 2] = value;
     out[i + 3] = 255;
+  }
+  return out;
+}
+
+/**
+ * Line art upscaled by an integer factor and thresholded in one pass: bilinear luma, so the
+ * threshold crosses between source pixels and stroke edges land on sub-pixels. Much cheaper
+ * than resampling RGBA first (the output is up to 16 times the source).
+ */
+export function binariseInkUpscaled(rgba: Buffer, width: number, height: number, factor: number, threshold: number): Buffer {
+  const lumaPlane = new Float32Array(width * height);
+  for (let p = 0, i = 0; p < lumaPlane.length; p++, i += 4) {
+    // Transparent pixels count as paper.
+    lumaPlane[p] = (rgba[i + 3] as number) < 128 ? 255 : luma(rgba[i] as number, rgba[i + 1] as number, rgba[i + 2] as number);
+  }
+  const outWidth = width * factor;
+  const outHeight = height * factor;
+  const axis = (size: number, outSize: number) => {
+    const low = new Int32Array(outSize);
+    const high = new Int32Array(outSize);
+    const fraction = new Float32Array(outSize);
+    for (let o = 0; o < outSize; o++) {
+      const position = Math.min(size - 1, Math.max(0, (o + 0.5) / factor - 0.5));
+      const base = Math.floor(position);
+      low[o] = base;
+      high[o] = Math.min(size - 1, base + 1);
+      fraction[o] = position - base;
+    }
+    return { low, high, fraction };
+  };
+  const xs = axis(width, outWidth);
+  const ys = axis(height, outHeight);
+  const out = Buffer.alloc(outWidth * outHeight * 4);
+  const pixels = new Uint32Array(out.buffer, out.byteOffset, outWidth * outHeight);
+  // RGBA bytes read as a little-endian 32-bit word.
+  const black = 0xff000000;
+  const white = 0xffffffff;
+  for (let y = 0; y < outHeight; y++) {
+    const row0 = (ys.low[y] as number) * width;
+    const row1 = (ys.high[y] as number) * width;
+    const fy = ys.fraction[y] as number;
+    const rowOut = y * outWidth;
+    for (let x = 0; x < outWidth; x++) {
+      const x0 = xs.low[x] as number;
+      const x1 = xs.high[x] as number;
+      const fx = xs.fraction[x] as number;
+      const top = (lumaPlane[row0 + x0] as number) * (1 - fx) + (lumaPlane[row0 + x1] as number) * fx;
+      const bottom = (lumaPlane[row1 + x0] as number) * (1 - fx) + (lumaPlane[row1 + x1] as number) * fx;
+      pixels[rowOut + x] = top * (1 - fy) + bottom * fy < threshold ? black : white;
+    }
   }
   return out;
 }

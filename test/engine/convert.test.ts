@@ -117,3 +117,45 @@ test('explicit mode and curveMode are honoured', async () => {
   // polygon mode writes no curve commands
   assert.doesNotMatch(result.svg, /d="[^"]*c/);
 });
+
+test('no seams: an opaque image renders the same on black and on white', async () => {
+  for (const file of ['logo/flag_br_noto.png', 'photo/kodim23.png', 'pixelart/vtracer_tank_unit_preview.png']) {
+    const result = await convertImage({ image: corpusImage(file), params: params() }, LIMITS);
+    const width = Math.min(600, result.width);
+    const onBlack = new Resvg(result.svg, { fitTo: { mode: 'width', value: width }, background: '#000000' }).render().pixels;
+    const onWhite = new Resvg(result.svg, { fitTo: { mode: 'width', value: width }, background: '#ffffff' }).render().pixels;
+    let leaking = 0;
+    for (let i = 0; i < onBlack.length; i += 4) if (Math.abs((onBlack[i] as number) - (onWhite[i] as number)) > 8) leaking++;
+    assert.equal(leaking, 0, `${file}: background shows through in ${leaking} pixels`);
+  }
+});
+
+test('inputEnhance gives a valid SVG for photos, line art and logos', async () => {
+  for (const file of ['photo/kodim23.png', 'sketch/imagetracerjs_flower_lineart.png', 'clipart/kenney_animal_elephant.png']) {
+    const plain = await convertImage({ image: corpusImage(file), params: params() }, LIMITS);
+    const enhanced = await convertImage({ image: corpusImage(file), params: params({ inputEnhance: true }) }, LIMITS);
+    assert.equal(enhanced.width, plain.width);
+    assert.equal(enhanced.chosen.mode, plain.chosen.mode);
+    assert.equal(enhanced.nodeCount, countNodes(enhanced.svg));
+    assert.notEqual(enhanced.svg, plain.svg, `${file}: enhancement changed nothing`);
+  }
+});
+
+test('a partly transparent layer keeps its opacity, an opaque one stays opaque', async () => {
+  const width = 200;
+  const height = 200;
+  const pixels = Buffer.alloc(width * height * 4);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const i = (y * width + x) * 4;
+      if (x >= 20 && x < 100 && y >= 20 && y < 100) pixels.set([220, 20, 20, 140], i);
+      if (x >= 120 && x < 180 && y >= 120 && y < 180) pixels.set([20, 20, 220, 255], i);
+    }
+  }
+  const image = await sharp(pixels, { raw: { width, height, channels: 4 } }).png().toBuffer();
+  const result = await convertImage({ image, params: params() }, LIMITS);
+  assert.match(result.svg, /fill="#dd1414" fill-opacity="0\.5[45]"/);
+  assert.match(result.svg, /fill="#1414dd"\/>/);
+  const rendered = new Resvg(result.svg).render().pixels;
+  assert.equal(rendered[(10 * width + 10) * 4 + 3], 0, 'the transparent background stays transparent');
+});

@@ -75,3 +75,12 @@ test('close rejects waiting conversions with closed and refuses new ones', async
   await assert.rejects(closing.convert(small), isEngineError('closed'));
   assert.equal(closing.load().workers, 0);
 });
+
+test('when workers cannot start, waiting conversions fail with engine_failed instead of hanging', async () => {
+  const broken = createEngine(OPTIONS, { workerPath: new URL('./broken-worker.ts', import.meta.url).pathname });
+  try {
+    await assert.rejects(broken.convert(small), isEngineError('engine_failed'));
+  } finally {
+    await broken.close();
+  }
+});

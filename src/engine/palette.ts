@@ -1,0 +1,89 @@
+// Palette reduction. libimagequant (through sharp) picks good palettes but, through sharp,
+// only honours sizes up to 16 exactly (beyond that it writes 8-bit PNGs of up to 256 colours);
+// larger palettes are reduced from its 256 colours by merging the closest pair (Ward's criterion).
+
+interface PaletteEntry {
+  r: number;
+  g: number;
+  b: number;
+  a: number;
+  weight: number;
+  /** Index of the entry it was merged into, or -1 while it stands. */
+  mergedInto: number;
+}
+
+/** Alpha counts this many times a colour channel: opaque and transparent never merge. */
+const ALPHA_WEIGHT = 4;
+
+function cost(x: PaletteEntry, y: PaletteEntry): number {
+  const dr = x.r - y.r;
+  const dg = x.g - y.g;
+  const db = x.b - y.b;
+  const da = (x.a - y.a) * ALPHA_WEIGHT;
+  return ((x.weight * y.weight) / (x.weight + y.weight)) * (dr * dr + dg * dg + db * db + da * da);
+}
+
+/** Maps every colour of an image with few distinct colours (≤ 256) onto at most `colours` colours. */
+export function reducePalette(rgba: Buffer, colours: number): Buffer {
+  const indexOf = new Map<number, number>();
+  const entries: PaletteEntry[] = [];
+  const pixelIndex = new Uint16Array(rgba.length / 4);
+  for (let p = 0; p < pixelIndex.length; p++) {
+    const key = rgba.readUInt32LE(p * 4);
+    let index = indexOf.get(key);
+    if (index === undefined) {
+      index = entries.length;
+      if (index >= 65_535) throw new Error('reducePalette: too many colours');
+      indexOf.set(key, index);
+      const o = p * 4;
+      entries.push({ r: rgba[o] as number, g: rgba[o + 1] as number, b: rgba[o + 2] as number, a: rgba[o + 3] as number, weight: 0, mergedInto: -1 });
+    }
+    (entries[index] as PaletteEntry).weight++;
+    pixelIndex[p] = index;
+  }
+  let standing = entries.length;
+  while (standing > colours) {
+    let best = Infinity;
+    let bestI = -1;
+    let bestJ = -1;
+    for (let i = 0; i < entries.length; i++) {
+      const x = entries[i] as PaletteEntry;
+      if (x.mergedInto !== -1) continue;
+      for (let j = i + 1; j < entries.length; j++) {
+        const y = entries[j] as PaletteEntry;
+        if (y.mergedInto !== -1) continue;
+        const c = cost(x, y);
+        if (c < best) {
+          best = c;
+          bestI = i;
+          bestJ = j;
+        }
+      }
+    }
+    const x = entries[bestI] as PaletteEntry;
+    const y = entries[bestJ] as PaletteEntry;
+    const total = x.weight + y.weight;
+    x.r = (x.r * x.weight + y.r * y.weight) / total;
+    x.g = (x.g * x.weight + y.g * y.weight) / total;
+    x.b = (x.b * x.weight + y.b * y.weight) / total;
+    x.a = (x.a * x.weight + y.a * y.weight) / total;
+    x.weight = total;
+    y.mergedInto = bestI;
+    standing--;
+  }
+  const finalOf = (index: number): PaletteEntry => {
+    let entry = entries[index] as PaletteEntry;
+    while (entry.mergedInto !== -1) entry = entries[entry.mergedInto] as PaletteEntry;
+    return entry;
+  };
+  const out = Buffer.alloc(rgba.length);
+  for (let p = 0; p < pixelIndex.length; p++) {
+    const entry = finalOf(pixelIndex[p] as number);
+    const o = p * 4;
+    out[o] = Math.round(entry.r);
+    out[o + 1] = Math.round(entry.g);
+    out[o + 2] = Math.round(entry.b);
+    out[o + 3] = Math.round(entry.a);
+  }
+  return out;
+}

@@ -1,0 +1,42 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { DEFAULT_PARAMS } from '../../src/engine/params.ts';
+import { buildTracerConfig, decimalPlaces, lengthThreshold, resolveCurveMode } from '../../src/engine/trace.ts';
+
+test('pathPrecision counts significant digits of a coordinate', () => {
+  assert.equal(decimalPlaces(4, 400), 1);
+  assert.equal(decimalPlaces(4, 1400), 0);
+  assert.equal(decimalPlaces(4, 32), 2);
+  assert.equal(decimalPlaces(1, 400), 0);
+  assert.equal(decimalPlaces(10, 6000), 6);
+});
+
+test('segmentLength spans VTracer’s useful length range 3.5–10', () => {
+  assert.equal(lengthThreshold(1), 3.5);
+  assert.equal(lengthThreshold(20), 10);
+});
+
+test('curveMode auto: pixel art pixel-exact, photos polygons, the rest splines', () => {
+  assert.equal(resolveCurveMode('auto', 'pixelart'), 'none');
+  assert.equal(resolveCurveMode('auto', 'photo'), 'polygon');
+  assert.equal(resolveCurveMode('auto', 'logo'), 'spline');
+  assert.equal(resolveCurveMode('auto', 'sketch'), 'spline');
+  assert.equal(resolveCurveMode('spline', 'pixelart'), 'spline');
+});
+
+test('tracer config: binary for line art, exact colours for pixel art, user angles passed through', () => {
+  const params = { ...DEFAULT_PARAMS, cornerThreshold: 90, spliceThreshold: 30, filterSpeckle: 8 };
+  const sketch = buildTracerConfig(params, { kind: 'sketch', curveMode: 'spline', workingScale: 0.5 });
+  assert.equal(sketch.colorMode, 1);
+  assert.equal(sketch.cornerThreshold, 90);
+  assert.equal(sketch.spliceThreshold, 30);
+  assert.equal(sketch.filterSpeckle, 4, 'filterSpeckle is in source pixels, scaled to the working size');
+  const pixelArt = buildTracerConfig(DEFAULT_PARAMS, { kind: 'pixelart', curveMode: 'none', workingScale: 1 });
+  assert.equal(pixelArt.colorMode, 0);
+  assert.equal(pixelArt.layerDifference, 0);
+  assert.equal(pixelArt.filterSpeckle, 0);
+  assert.equal(pixelArt.mode, 0);
+  const coarse = buildTracerConfig({ ...DEFAULT_PARAMS, layerDifference: 5 }, { kind: 'logo', curveMode: 'spline', workingScale: 1 });
+  const fine = buildTracerConfig({ ...DEFAULT_PARAMS, layerDifference: 0 }, { kind: 'logo', curveMode: 'spline', workingScale: 1 });
+  assert.ok(coarse.layerDifference > fine.layerDifference);
+});
