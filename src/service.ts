@@ -1,4 +1,5 @@
 // Composition root: builds the store, the engine and the app from a config, and tears them down.
+import { createRequire } from 'node:module';
 import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { refundExpiredReservations } from './accounts/credits.ts';
@@ -7,7 +8,11 @@ import { purgeExpiredConversions, retentionStart } from './conversion/records.ts
 import { createEngine } from './engine/pool.ts';
 import type { Engine } from './engine/types.ts';
 import { buildApp } from './http/app.ts';
+import { createLifecycle, type Lifecycle } from './http/lifecycle.ts';
+import { createMetrics, instrumentEngine, type Metrics } from './metrics/metrics.ts';
 import { openStore, type Store } from './store/database.ts';
+
+const SERVICE_VERSION: string = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
 
 export interface Service {
   app: FastifyInstance;
@@ -18,6 +23,13 @@ export interface Service {
   /** One pass of the housekeeping the timer runs: lease sweep and retention purge. */
   housekeep(): Promise<void>;
   close(): Promise<void>;
+  metrics: Metrics;
+  lifecycle: Lifecycle;
+  /**
+   * Graceful stop (SIGTERM): drain — new requests 503, /readyz 503 — until the requests in
+   * flight finish or `graceMs` passes, then close. Resolves true when nothing was cut short.
+   */
+  shutdown(graceMs?: number): Promise<boolean>;
 }
 
 export interface ServiceOverrides {
@@ -35,7 +47,16 @@ export function createLogger(level: string): Logger {
       paths: ['req.headers.authorization', 'headers.authorization', 'authorization', 'key', '*.key', 'password', '*.password'],
       censor: '[redacted]',
     },
+    hooks: {
+      // Last line of defence for values no path above names (a key pasted into a URL or a
+      // message): nothing shaped like an API key or a bearer credential is written.
+      streamWrite: scrubSecrets,
+    },
   });
+}
+
+export function scrubSecrets(line: string): string {
+  return line.replace(/vk_[A-Za-z0-9]{16,}/g, 'vk_[redacted]').replace(/(Bearer|Basic)(\s|%20|\+)+[^\s"',;]+/gi, '$1 [redacted]');
 }
 
 export async function startService(config: Config, overrides: ServiceOverrides = {}): Promise<Service> {
@@ -48,6 +69,8 @@ export async function startService(config: Config, overrides: ServiceOverrides =
     timeoutMs: config.conversionTimeoutMs,
     maxInputPixels: config.maxInputPixels,
   });
+  const metrics = createMetrics({ engineLoad: () => engine.load() });
+  const lifecycle = createLifecycle();
   // A reservation outlives any request: upload, queue wait and the engine's time limit.
   const reservationLeaseMs = Math.max(15 * 60_000, 4 * config.conversionTimeoutMs);
 
@@ -62,13 +85,20 @@ export async function startService(config: Config, overrides: ServiceOverrides =
     await housekeep();
     app = await buildApp({
       store,
-      engine,
+      engine: instrumentEngine(engine, metrics),
       now,
       reservationLeaseMs,
       log: logger,
       logger,
       maxUploadBytes: config.maxUploadBytes,
       retentionDays: config.retentionDays,
+      metrics,
+      lifecycle,
+      maxConcurrentUploads: config.maxConcurrentUploads,
+      uploadPace: { minBytesPerSecond: config.uploadMinBytesPerSecond, windowMs: config.uploadRateWindowMs },
+      headersTimeoutMs: config.headersTimeoutMs,
+      requestTimeoutMs: config.requestTimeoutMs,
+      version: SERVICE_VERSION,
     });
     await app.listen({ port: config.port, host: config.host });
   } catch (error) {
@@ -87,17 +117,34 @@ export async function startService(config: Config, overrides: ServiceOverrides =
   const port = typeof address === 'object' && address ? address.port : config.port;
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
 
+  async function close(): Promise<void> {
+    clearInterval(timer);
+    await app.close();
+    await engine.close();
+    await store.close();
+  }
+
   return {
     app,
     store,
     engine,
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     housekeep,
-    async close() {
-      clearInterval(timer);
-      await app.close();
-      await engine.close();
-      await store.close();
+    close,
+    metrics,
+    lifecycle,
+    async shutdown(graceMs = config.shutdownGraceMs) {
+      lifecycle.startDraining();
+      logger.info({ inFlight: lifecycle.inFlight, graceMs }, 'draining');
+      const drained = await lifecycle.whenIdle(graceMs);
+      if (!drained) {
+        logger.warn({ inFlight: lifecycle.inFlight }, 'grace period over; closing with requests in flight');
+        // Stopping the engine first answers the conversions still running (503), so the
+        // app's close, which waits for open requests, is not held up by them.
+        await engine.close();
+      }
+      await close();
+      return drained;
     },
   };
 }
