@@ -1,7 +1,7 @@
 // Composition root: builds the store, the engine and the app from a config, and tears them down.
 import { createRequire } from 'node:module';
 import type { FastifyInstance } from 'fastify';
-import pino, { type Logger } from 'pino';
+import pino, { type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 import { refundExpiredReservations } from './accounts/credits.ts';
 import type { Config } from './config.ts';
 import { purgeExpiredConversions, retentionStart } from './conversion/records.ts';
@@ -39,8 +39,8 @@ export interface ServiceOverrides {
   housekeepingIntervalMs?: number;
 }
 
-export function createLogger(level: string): Logger {
-  return pino({
+export function createLogger(level: string, destination?: DestinationStream): Logger {
+  const options: LoggerOptions = {
     level,
     // Keys and passwords never reach a log line, wherever they appear.
     redact: {
@@ -52,7 +52,8 @@ export function createLogger(level: string): Logger {
       // message): nothing shaped like an API key or a bearer credential is written.
       streamWrite: scrubSecrets,
     },
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }
 
 export function scrubSecrets(line: string): string {

@@ -5,7 +5,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { ConversionDeps } from '../conversion/vectorize.ts';
 import { ApiError } from '../errors.ts';
-import { createMetrics, type Metrics } from '../metrics/metrics.ts';
+import { createMetrics, gaugeOf, type Metrics } from '../metrics/metrics.ts';
 import { admitUploads } from './admission.ts';
 import { authenticate } from './auth.ts';
 import { apiDocs } from './docs.ts';
@@ -52,7 +52,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   const metrics = deps.metrics ?? createMetrics({ engineLoad: () => deps.engine.load(), processMetrics: false });
   const lifecycle = deps.lifecycle ?? createLifecycle();
-  const { admit } = admitUploads(deps.maxConcurrentUploads ?? 64, () => metrics.admissionRefusals.inc());
+  const { admission, admit } = admitUploads(deps.maxConcurrentUploads ?? 64, () => metrics.admissionRefusals.inc());
+  gaugeOf(metrics, 'vectorize_uploads_in_flight', 'Vectorize requests admitted and not yet answered', () => admission.inFlight);
+  gaugeOf(metrics, 'vectorize_http_requests_in_flight', 'Requests being handled (probes and metrics excluded)', () => lifecycle.inFlight);
 
   await app.register(multipart, { throwFileSizeLimit: true });
 

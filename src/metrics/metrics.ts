@@ -125,6 +125,18 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   };
 }
 
+/** A gauge read at scrape time from whoever owns the number (the app's in-flight counters). */
+export function gaugeOf(metrics: Metrics, name: string, help: string, read: () => number): void {
+  new Gauge({
+    name,
+    help,
+    registers: [metrics.registry],
+    collect() {
+      this.set(read());
+    },
+  });
+}
+
 /**
  * The engine as the conversion use case sees it, timing each conversion. The pool does not
  * report when a job leaves the queue, so the wait is the whole call minus the engine's own
