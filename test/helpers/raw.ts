@@ -56,14 +56,17 @@ function parseResponse(text: string): RawResponse | undefined {
   return { status: Number(statusLine.split(' ')[1]), headers, body };
 }
 
-/** Opens a connection to `baseUrl` and writes `head` (request line and headers, no blank line). */
-export function rawRequest(baseUrl: string, head: string): RawExchange {
+/**
+ * Opens a connection to `baseUrl` and writes `head` (request line and headers), then the blank
+ * line that ends the headers unless `endHeaders` is false.
+ */
+export function rawRequest(baseUrl: string, head: string, endHeaders = true): RawExchange {
   const url = new URL(baseUrl);
   const socket = connect(Number(url.port), url.hostname);
   socket.on('error', () => {
     // A reset after the server answered is expected in these tests; `closed` still resolves.
   });
-  socket.write(`${head}\r\n\r\n`);
+  socket.write(endHeaders ? `${head}\r\n\r\n` : head);
   let text = '';
   let resolveContinue: () => void = () => {};
   const continued = new Promise<void>((resolve) => {
