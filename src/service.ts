@@ -140,9 +140,10 @@ export async function startService(config: Config, overrides: ServiceOverrides =
       const drained = await lifecycle.whenIdle(graceMs);
       if (!drained) {
         logger.warn({ inFlight: lifecycle.inFlight }, 'grace period over; closing with requests in flight');
-        // Stopping the engine first answers the conversions still running (503), so the
-        // app's close, which waits for open requests, is not held up by them.
+        // Past the bound: stop the conversions still running (503) and drop the connections
+        // still open (an upload still arriving), so the app's close is not held up by them.
         await engine.close();
+        app.server.closeAllConnections();
       }
       await close();
       return drained;
