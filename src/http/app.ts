@@ -13,7 +13,7 @@ import { handleError } from './errors.ts';
 import { createLifecycle, drainingGuard, type Lifecycle } from './lifecycle.ts';
 import { countRefusals, countResponses, operationsRoutes } from './operations.ts';
 import { resultRoutes } from './results.ts';
-import { answerClientError, securityHeaders } from './security.ts';
+import { answerClientError, apiSecurityHeaders, securityHeaders } from './security.ts';
 import type { UploadPace } from './upload.ts';
 import { vectorizeRoutes } from './vectorize.ts';
 
@@ -46,6 +46,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     requestTimeout: requestTimeoutMs,
     http: { headersTimeout: deps.headersTimeoutMs ?? 10_000, connectionsCheckingInterval: Math.min(1_000, requestTimeoutMs) },
     clientErrorHandler: answerClientError,
+    // Router refusals (a malformed URL, an over-long path parameter) in the contract's shape
+    // too; an over-long conversion id is a malformed one, which reads as not found.
+    frameworkErrors: (error, request, reply) => {
+      const mapped =
+        error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+          ? new ApiError(404, 'not found: the path parameter is too long')
+          : new ApiError(400, 'bad request: the URL is malformed');
+      void reply.header('x-request-id', request.id).headers(apiSecurityHeaders());
+      handleError(mapped, request, reply);
+    },
     // Bodies other than multipart are refused anyway; keep their buffering small.
     bodyLimit: 1024 * 1024,
   });

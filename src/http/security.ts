@@ -34,9 +34,14 @@ export function securityHeaders(app: FastifyInstance): void {
   });
 }
 
+/** The headers of an API response, for answers given outside the hook (router and socket errors). */
+export function apiSecurityHeaders(): Record<string, string> {
+  return { ...SECURITY_HEADERS, 'content-security-policy': API_CSP, 'cache-control': 'no-store' };
+}
+
 /** The same headers as a raw HTTP header block, for answers written to the socket directly. */
 export function rawSecurityHeaders(): string {
-  return Object.entries({ ...SECURITY_HEADERS, 'content-security-policy': API_CSP, 'cache-control': 'no-store' })
+  return Object.entries(apiSecurityHeaders())
     .map(([name, value]) => `${name}: ${value}\r\n`)
     .join('');
 }

@@ -87,7 +87,7 @@ describe('OpenAPI document and API reference', () => {
   });
 
   it('sets the security headers and a request id on every response, errors included', async () => {
-    for (const path of ['/healthz', '/openapi.json', '/api/v1/result/vec_x_y', '/no/such/route']) {
+    for (const path of ['/healthz', '/openapi.json', '/api/v1/result/vec_x_y', '/no/such/route', `/api/v1/result/${'x'.repeat(200)}`]) {
       const res = await fetch(`${service.url}${path}`, { headers: { 'x-request-id': 'trace-123' } });
       await res.arrayBuffer();
       assert.equal(res.headers.get('x-content-type-options'), 'nosniff', path);
