@@ -63,6 +63,9 @@ export function scrubSecrets(line: string): string {
 export async function startService(config: Config, overrides: ServiceOverrides = {}): Promise<Service> {
   const now = overrides.now ?? Date.now;
   const logger = overrides.logger ?? createLogger(config.logLevel);
+  // Read at scrape time, once the engine below exists.
+  const metrics = createMetrics({ engineLoad: () => engine.load() });
+  const lifecycle = createLifecycle();
   const store = await openStore(config.databaseUrl);
   const engine = createEngine({
     workers: config.workers,
@@ -70,8 +73,6 @@ export async function startService(config: Config, overrides: ServiceOverrides =
     timeoutMs: config.conversionTimeoutMs,
     maxInputPixels: config.maxInputPixels,
   });
-  const metrics = createMetrics({ engineLoad: () => engine.load() });
-  const lifecycle = createLifecycle();
   // A reservation outlives any request: upload, queue wait and the engine's time limit.
   const reservationLeaseMs = Math.max(15 * 60_000, 4 * config.conversionTimeoutMs);
 

@@ -63,16 +63,18 @@ export function countResponses(app: FastifyInstance, metrics: Metrics): void {
 }
 
 /**
- * Limit refusals by kind: 402 is `credits`; a 429 carries its kind in a `limitKind` property
- * of the error the limits code throws (`burst`, `concurrency`, `daily_quota`).
+ * Limit refusals by kind: 402 is `credits`; a 429 names its limit (`burst`, `concurrency`,
+ * `daily_quota`) in the error the limits code throws: its `kind`, or the body's `limit`.
  */
 export function countRefusals(app: FastifyInstance, metrics: Metrics): void {
   app.addHook('onError', async (_request, _reply, error) => {
     if (!(error instanceof ApiError)) return;
     if (error.status === 402) metrics.countLimitRefusal('credits');
-    if (error.status === 429) {
-      const kind = (error as ApiError & { limitKind?: unknown }).limitKind;
-      metrics.countLimitRefusal(typeof kind === 'string' ? kind : 'unspecified');
-    }
+    if (error.status === 429) metrics.countLimitRefusal(limitKindOf(error));
   });
+}
+
+function limitKindOf(error: ApiError): string {
+  const kind = (error as ApiError & { kind?: unknown }).kind ?? error.extra.limit;
+  return typeof kind === 'string' ? kind : 'unspecified';
 }

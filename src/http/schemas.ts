@@ -27,6 +27,7 @@ const unauthorized = errorResponse('API key missing, unknown or revoked', {
 const forbidden = errorResponse('Account suspended or banned; the message names the state');
 const tooMany = errorResponse('Burst rate, concurrency or daily quota exceeded; the message says "retry after N seconds"', {
   headers: retryAfterHeader,
+  properties: { limit: { type: 'string', enum: ['burst', 'concurrency', 'daily_quota'], description: 'Which limit refused the request' } },
 });
 const internal = errorResponse('Unexpected fault; no internals are disclosed');
 const unavailable = errorResponse('Conversion queue full, upload capacity reached, store unavailable, or shutting down', {

@@ -1,5 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import Fastify from 'fastify';
+import { ApiError } from '../../src/errors.ts';
+import { handleError } from '../../src/http/errors.ts';
+import { countRefusals } from '../../src/http/operations.ts';
+import { createMetrics } from '../../src/metrics/metrics.ts';
 import { corpusFile, postVectorize, request } from '../helpers/http.ts';
 import { multipartBody, rawRequest } from '../helpers/raw.ts';
 import { liftFreeLimits, startTestService, type TestService } from '../helpers/service.ts';
@@ -220,5 +225,33 @@ describe('upload admission', () => {
     assert.equal(finished.status, 200, finished.body);
     held.socket.destroy();
     assert.equal(series(await metricsText(service), 'vectorize_admission_refusals_total'), 1);
+  });
+});
+
+describe('limit refusal counting', () => {
+  it('counts a 429 by the kind the limits code names, and a 402 as credits', async () => {
+    const metrics = createMetrics({ processMetrics: false });
+    const app = Fastify();
+    countRefusals(app, metrics);
+    app.setErrorHandler(handleError);
+    app.get('/burst', async () => {
+      // The shape of the limits code's LimitExceeded: a `kind`, and `limit` in the body.
+      throw Object.assign(new ApiError(429, 'too fast; retry after 1 seconds', { limit: 'burst' }, { 'retry-after': '1' }), { kind: 'burst' });
+    });
+    app.get('/quota', async () => {
+      throw new ApiError(429, 'daily quota; retry after 60 seconds', { limit: 'daily_quota' }, { 'retry-after': '60' });
+    });
+    app.get('/credits', async () => {
+      throw new ApiError(402, 'insufficient_credits', { credits_remaining: 0 });
+    });
+    try {
+      for (const path of ['/burst', '/burst', '/quota', '/credits']) await app.inject(path);
+      const text = await metrics.registry.metrics();
+      assert.equal(series(text, 'vectorize_limit_refusals_total', { kind: 'burst' }), 2);
+      assert.equal(series(text, 'vectorize_limit_refusals_total', { kind: 'daily_quota' }), 1);
+      assert.equal(series(text, 'vectorize_limit_refusals_total', { kind: 'credits' }), 1);
+    } finally {
+      await app.close();
+    }
   });
 });
