@@ -63,8 +63,8 @@ export function drainingGuard(app: FastifyInstance, lifecycle: Lifecycle): void 
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     if (ALWAYS_OPEN.has(request.routeOptions.url ?? '')) return;
     if (lifecycle.draining) {
-      // Tell keep-alive clients to reconnect: this process is going away.
-      void reply.header('connection', 'close');
+      // No `Connection: close` here: closing while a client still sends its upload turns this
+      // clear 503 into a connection reset. Idle connections are closed when the app closes.
       throw new ApiError(503, 'the service is shutting down; retry shortly', {}, { 'retry-after': String(DRAINING_RETRY_AFTER_SECONDS) });
     }
     // 'close' fires once the response is sent or the client went away, whichever comes first.
