@@ -120,6 +120,7 @@ export async function startService(config: Config, overrides: ServiceOverrides =
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
 
   async function close(): Promise<void> {
+    lifecycle.startDraining();
     clearInterval(timer);
     await app.close();
     await engine.close();

@@ -46,6 +46,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     requestTimeout: requestTimeoutMs,
     http: { headersTimeout: deps.headersTimeoutMs ?? 10_000, connectionsCheckingInterval: Math.min(1_000, requestTimeoutMs) },
     clientErrorHandler: answerClientError,
+    // Fastify's own closing answer is a bare 503; the draining guard's has Retry-After and a request id.
+    return503OnClosing: false,
     // Router refusals (a malformed URL, an over-long path parameter) in the contract's shape
     // too; an over-long conversion id is a malformed one, which reads as not found.
     frameworkErrors: (error, request, reply) => {

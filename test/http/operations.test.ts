@@ -189,6 +189,23 @@ describe('Prometheus metrics', () => {
   });
 });
 
+describe('worker restart metric', () => {
+  it('counts the worker the pool replaces after a conversion hits the time limit', async () => {
+    const service = await startTestService(createSqliteDatabase(), { env: { CONVERSION_TIMEOUT_MS: '100' } });
+    try {
+      const key = await service.accountWithKey('restart@example.com', { plan: 'lifetime' });
+      const res = await postVectorize(service.url, key, { image: corpusFile('photo/vtracer_angel_luciano_unsplash_6000x4000.jpg') });
+      assert.equal(res.status, 502);
+      const text = await metricsText(service);
+      assert.equal(series(text, 'vectorize_worker_restarts_total', { reason: 'timeout' }), 1);
+      assert.equal(series(text, 'vectorize_conversion_duration_seconds_count', { outcome: 'timeout' }), 1);
+    } finally {
+      await service.close();
+      await service.database.drop();
+    }
+  });
+});
+
 describe('upload admission', () => {
   let service: TestService;
   before(async () => {
