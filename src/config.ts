@@ -22,6 +22,13 @@ export interface Config {
   /** How often expired reservations are refunded and old records purged. */
   housekeepingIntervalMs: number;
   logLevel: string;
+  /** Operability (docs/operations.md): drain bound on SIGTERM, request timeouts, upload admission. */
+  shutdownGraceMs: number;
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  uploadMinBytesPerSecond: number;
+  uploadRateWindowMs: number;
+  maxConcurrentUploads: number;
 }
 
 export const DEFAULT_SQLITE_URL = 'sqlite:data/vectorize.db';
@@ -84,7 +91,19 @@ export function loadConfig(env: Env = process.env): Config {
     reservationLeaseMs: integer('RESERVATION_LEASE_MS', 15 * 60_000, 1000, 7 * 86_400_000),
     housekeepingIntervalMs: integer('HOUSEKEEPING_INTERVAL_MS', 60_000, 100, 86_400_000),
     logLevel: oneOf('LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+    shutdownGraceMs: integer('SHUTDOWN_GRACE_MS', 25_000, 0, 600_000),
+    headersTimeoutMs: integer('HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
+    requestTimeoutMs: integer('REQUEST_TIMEOUT_MS', 120_000, 100, 3_600_000),
+    uploadMinBytesPerSecond: integer('UPLOAD_MIN_BYTES_PER_SECOND', 4096, 0, 1_000_000_000),
+    uploadRateWindowMs: integer('UPLOAD_RATE_WINDOW_MS', 10_000, 100, 600_000),
+    // 0 = automatic, resolved below from WORKERS.
+    maxConcurrentUploads: integer('MAX_CONCURRENT_UPLOADS', 0, 0, 100_000),
   };
+  if (config.headersTimeoutMs > config.requestTimeoutMs) {
+    problems.push(`HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS (${config.requestTimeoutMs})`);
+  }
   if (problems.length > 0) throw new ConfigError(problems);
+  // Enough uploads to keep every worker busy with a few waiting; each may hold 10 MB.
+  if (config.maxConcurrentUploads === 0) config.maxConcurrentUploads = Math.max(8, 4 * config.workers);
   return config;
 }

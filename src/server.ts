@@ -22,7 +22,7 @@ async function main(): Promise<void> {
     if (closing) return;
     closing = true;
     logger.info({ signal }, 'shutting down');
-    service.close().then(
+    service.shutdown(config.shutdownGraceMs).then(
       () => process.exit(0),
       (error: unknown) => {
         logger.error({ err: error }, 'shutdown failed');

@@ -1,16 +1,21 @@
 // Composition root: builds the store, the engine and the app from a config, and tears them down.
+import { createRequire } from 'node:module';
 import type { FastifyInstance } from 'fastify';
-import pino, { type Logger } from 'pino';
+import pino, { type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 import { refundExpiredReservations } from './accounts/credits.ts';
 import type { Config } from './config.ts';
 import { countConversionsSince, purgeExpiredConversions, retentionStart } from './conversion/records.ts';
 import { createEngine } from './engine/pool.ts';
 import type { Engine } from './engine/types.ts';
 import { buildApp } from './http/app.ts';
+import { createLifecycle, type Lifecycle } from './http/lifecycle.ts';
 import type { Limits, LimitsDeps } from './limits/limits.ts';
 import { createMemoryLimits } from './limits/memory.ts';
 import { createRedisLimits } from './limits/redis.ts';
+import { createMetrics, instrumentEngine, type Metrics } from './metrics/metrics.ts';
 import { openStore, type Store } from './store/database.ts';
+
+const SERVICE_VERSION: string = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
 
 export interface Service {
   app: FastifyInstance;
@@ -22,6 +27,13 @@ export interface Service {
   /** One pass of the housekeeping the timer runs: lease sweep and retention purge. */
   housekeep(): Promise<void>;
   close(): Promise<void>;
+  metrics: Metrics;
+  lifecycle: Lifecycle;
+  /**
+   * Graceful stop (SIGTERM): drain — new requests 503, /readyz 503 — until the requests in
+   * flight finish or `graceMs` passes, then close. Resolves true when nothing was cut short.
+   */
+  shutdown(graceMs?: number): Promise<boolean>;
 }
 
 export interface ServiceOverrides {
@@ -29,20 +41,33 @@ export interface ServiceOverrides {
   logger?: Logger;
 }
 
-export function createLogger(level: string): Logger {
-  return pino({
+export function createLogger(level: string, destination?: DestinationStream): Logger {
+  const options: LoggerOptions = {
     level,
     // Keys and passwords never reach a log line, wherever they appear.
     redact: {
       paths: ['req.headers.authorization', 'headers.authorization', 'authorization', 'key', '*.key', 'password', '*.password'],
       censor: '[redacted]',
     },
-  });
+    hooks: {
+      // Last line of defence for values no path above names (a key pasted into a URL or a
+      // message): nothing shaped like an API key or a bearer credential is written.
+      streamWrite: scrubSecrets,
+    },
+  };
+  return destination ? pino(options, destination) : pino(options);
+}
+
+export function scrubSecrets(line: string): string {
+  return line.replace(/vk_[A-Za-z0-9]{16,}/g, 'vk_[redacted]').replace(/(Bearer|Basic)(\s|%20|\+)+[^\s"',;]+/gi, '$1 [redacted]');
 }
 
 export async function startService(config: Config, overrides: ServiceOverrides = {}): Promise<Service> {
   const now = overrides.now ?? Date.now;
   const logger = overrides.logger ?? createLogger(config.logLevel);
+  // Read at scrape time, once the engine below exists.
+  const metrics = createMetrics({ engineLoad: () => engine.load() });
+  const lifecycle = createLifecycle();
   const store = await openStore(config.databaseUrl);
   const limitsDeps: LimitsDeps = {
     now,
@@ -75,7 +100,7 @@ export async function startService(config: Config, overrides: ServiceOverrides =
     await housekeep();
     app = await buildApp({
       store,
-      engine,
+      engine: instrumentEngine(engine, metrics),
       now,
       limits,
       reservationLeaseMs: config.reservationLeaseMs,
@@ -83,6 +108,13 @@ export async function startService(config: Config, overrides: ServiceOverrides =
       logger,
       maxUploadBytes: config.maxUploadBytes,
       retentionDays: config.retentionDays,
+      metrics,
+      lifecycle,
+      maxConcurrentUploads: config.maxConcurrentUploads,
+      uploadPace: { minBytesPerSecond: config.uploadMinBytesPerSecond, windowMs: config.uploadRateWindowMs },
+      headersTimeoutMs: config.headersTimeoutMs,
+      requestTimeoutMs: config.requestTimeoutMs,
+      version: SERVICE_VERSION,
     });
     await app.listen({ port: config.port, host: config.host });
   } catch (error) {
@@ -101,6 +133,15 @@ export async function startService(config: Config, overrides: ServiceOverrides =
   const port = typeof address === 'object' && address ? address.port : config.port;
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
 
+  async function close(): Promise<void> {
+    lifecycle.startDraining();
+    clearInterval(timer);
+    await app.close();
+    await engine.close();
+    await limits.close();
+    await store.close();
+  }
+
   return {
     app,
     store,
@@ -108,12 +149,22 @@ export async function startService(config: Config, overrides: ServiceOverrides =
     limits,
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     housekeep,
-    async close() {
-      clearInterval(timer);
-      await app.close();
-      await engine.close();
-      await limits.close();
-      await store.close();
+    close,
+    metrics,
+    lifecycle,
+    async shutdown(graceMs = config.shutdownGraceMs) {
+      lifecycle.startDraining();
+      logger.info({ inFlight: lifecycle.inFlight, graceMs }, 'draining');
+      const drained = await lifecycle.whenIdle(graceMs);
+      if (!drained) {
+        logger.warn({ inFlight: lifecycle.inFlight }, 'grace period over; closing with requests in flight');
+        // Past the bound: stop the conversions still running (503) and drop the connections
+        // still open (an upload still arriving), so the app's close is not held up by them.
+        await engine.close();
+        app.server.closeAllConnections();
+      }
+      await close();
+      return drained;
     },
   };
 }

@@ -13,7 +13,35 @@ function tooLarge(maxBytes: number): ApiError {
   return new ApiError(413, `image: the upload exceeds the ${maxBytes / (1024 * 1024)} MB limit (${maxBytes} bytes)`);
 }
 
-export async function readUpload(request: FastifyRequest, maxBytes: number): Promise<Upload> {
+/** The body must advance by `minBytesPerSecond` over every window, or the upload is cut with 408. */
+export interface UploadPace {
+  minBytesPerSecond: number;
+  windowMs: number;
+}
+
+export async function readUpload(request: FastifyRequest, maxBytes: number, pace?: UploadPace): Promise<Upload> {
+  if (!pace || pace.minBytesPerSecond === 0) return readMultipart(request, maxBytes);
+  // A client trickling bytes would otherwise hold a connection, an admission slot and a
+  // credit reservation until the request timeout; the window check frees them much sooner.
+  const socket = request.raw.socket;
+  let timer: NodeJS.Timeout | undefined;
+  const tooSlow = new Promise<never>((_resolve, reject) => {
+    let last = socket.bytesRead;
+    timer = setInterval(() => {
+      const received = socket.bytesRead - last;
+      last = socket.bytesRead;
+      if (request.raw.complete || received >= (pace.minBytesPerSecond * pace.windowMs) / 1000) return;
+      reject(new ApiError(408, `upload too slow: the body must arrive at ${pace.minBytesPerSecond} bytes per second or more`, {}, { connection: 'close' }));
+    }, pace.windowMs);
+  });
+  try {
+    return await Promise.race([readMultipart(request, maxBytes), tooSlow]);
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+async function readMultipart(request: FastifyRequest, maxBytes: number): Promise<Upload> {
   if (!request.isMultipart()) {
     throw new ApiError(400, 'the request must be multipart/form-data with an `image` file field');
   }

@@ -1,7 +1,7 @@
 // Starts the real service on a free port for a test, over a fresh database.
-import pino from 'pino';
+import { Writable } from 'node:stream';
 import { loadConfig, type Config } from '../../src/config.ts';
-import { startService, type Service } from '../../src/service.ts';
+import { createLogger, startService, type Service } from '../../src/service.ts';
 import { openStore } from '../../src/store/database.ts';
 import { createAccount } from '../../src/accounts/accounts.ts';
 import { createKey } from '../../src/accounts/keys.ts';
@@ -26,8 +26,40 @@ export function testClock(start = Date.UTC(2026, 10, 21, 4, 25, 13, 123)): TestC
   };
 }
 
+/**
+ * Every service a test starts logs at trace level into memory, and its close() fails the
+ * test if any line holds an API key or a credential: this checks the logs of the whole run.
+ */
+export interface CapturedLogs {
+  lines: string[];
+  /** Values that must never be logged (the keys this service handed out). */
+  secrets: Set<string>;
+}
+
+export function captureLogs(): { stream: Writable; logs: CapturedLogs } {
+  const logs: CapturedLogs = { lines: [], secrets: new Set() };
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString('utf8').split('\n')) if (line) logs.lines.push(line);
+      done();
+    },
+  });
+  return { stream, logs };
+}
+
+/** Lines that leak a key handed out in the test, anything shaped like a key, or a bearer credential. */
+export function leakingLines(logs: CapturedLogs): string[] {
+  return logs.lines.filter(
+    (line) =>
+      [...logs.secrets].some((secret) => line.includes(secret)) ||
+      /vk_[A-Za-z0-9]{16,}/.test(line) ||
+      /Bearer\s+(?!\[redacted\])\S/i.test(line),
+  );
+}
+
 export interface TestService extends Service {
   database: TestDatabase;
+  logs: CapturedLogs;
   /** Creates an account and a key for it; returns the key. */
   accountWithKey(email: string, options?: { plan?: string; credits?: number }): Promise<string>;
 }
@@ -45,17 +77,25 @@ export async function startTestService(
     HOUSEKEEPING_INTERVAL_MS: '3600000',
     ...options.env,
   });
+  const { stream, logs } = captureLogs();
   const service = await startService(config, {
     now: options.now,
-    logger: pino({ level: 'silent' }),
+    logger: createLogger('trace', stream),
   });
   return {
     ...service,
     database,
+    logs,
     async accountWithKey(email, accountOptions = {}) {
       await createAccount(service.store.db, { email, ...accountOptions });
       const { key } = await createKey(service.store.db, email, 'test');
+      logs.secrets.add(key);
       return key;
+    },
+    async close() {
+      await service.close();
+      const leaks = leakingLines(logs);
+      if (leaks.length > 0) throw new Error(`${leaks.length} log line(s) hold a key or credential, e.g. ${leaks[0]}`);
     },
   };
 }

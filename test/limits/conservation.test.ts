@@ -13,7 +13,7 @@ const PNG = corpusFile('edge/tiny_tango_address_book_32.png');
 for (const dialect of await dialects()) {
   describe(`credit conservation (${dialect.dialect})`, { skip: dialect.skip }, () => {
     it('40 parallel requests on 10 credits give 10 conversions and 30 refusals', async () => {
-      const service = await startTestService(await dialect.create(), { env: { QUEUE_LIMIT: '100' } });
+      const service = await startTestService(await dialect.create(), { env: { QUEUE_LIMIT: '100', MAX_CONCURRENT_UPLOADS: '100' } });
       try {
         await liftFreeLimits(service);
         const key = await service.accountWithKey('conserve@example.com', { credits: 10 });

@@ -1,0 +1,38 @@
+// Admission control for uploads: at most `limit` vectorize requests in flight (receiving,
+// queued or converting). The next one is refused at once with 503, before a byte of its
+// body is buffered, so memory stays bounded by limit × 10 MB whatever the traffic.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from '../errors.ts';
+
+export interface Admission {
+  readonly inFlight: number;
+  readonly limit: number;
+}
+
+export const ADMISSION_RETRY_AFTER_SECONDS = 2;
+
+export function admitUploads(limit: number, onRefused: () => void = () => {}) {
+  let inFlight = 0;
+  const admission: Admission = {
+    get inFlight() {
+      return inFlight;
+    },
+    limit,
+  };
+  async function admit(_request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    if (inFlight >= limit) {
+      onRefused();
+      throw new ApiError(
+        503,
+        'the service is at capacity for uploads; retry shortly',
+        {},
+        { 'retry-after': String(ADMISSION_RETRY_AFTER_SECONDS) },
+      );
+    }
+    inFlight++;
+    reply.raw.once('close', () => {
+      inFlight--;
+    });
+  }
+  return { admission, admit };
+}

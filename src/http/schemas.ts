@@ -1,0 +1,217 @@
+// The routes' own schemas: Fastify serializes every response through them (so a field not
+// listed here never leaves the service) and @fastify/swagger builds /openapi.json from them,
+// so the published contract and the code cannot drift apart.
+import { PARAM_SPECS } from '../engine/params.ts';
+import { RESULT_NOTE } from '../conversion/records.ts';
+
+const requestIdHeader = { 'x-request-id': { type: 'string', description: 'Request id, also in logs and error bodies' } };
+const retryAfterHeader = { 'retry-after': { type: 'integer', description: 'Seconds to wait before retrying' } };
+
+function errorResponse(description: string, extra: { headers?: Record<string, unknown>; properties?: Record<string, unknown> } = {}) {
+  return {
+    description,
+    type: 'object',
+    required: ['error'],
+    properties: {
+      error: { type: 'string', description: 'What went wrong, for a human' },
+      request_id: { type: 'string', description: 'The request id, as in the X-Request-Id header' },
+      ...extra.properties,
+    },
+    headers: { ...requestIdHeader, ...extra.headers },
+  };
+}
+
+const unauthorized = errorResponse('API key missing, unknown or revoked', {
+  headers: { 'www-authenticate': { type: 'string', description: 'Always `Bearer`' } },
+});
+const forbidden = errorResponse('Account suspended or banned; the message names the state');
+const tooMany = errorResponse('Burst rate, concurrency or daily quota exceeded; the message says "retry after N seconds"', {
+  headers: retryAfterHeader,
+  properties: { limit: { type: 'string', enum: ['burst', 'concurrency', 'daily_quota'], description: 'Which limit refused the request' } },
+});
+const internal = errorResponse('Unexpected fault; no internals are disclosed');
+const unavailable = errorResponse('Conversion queue full, upload capacity reached, store unavailable, or shutting down', {
+  headers: retryAfterHeader,
+});
+
+/** The `params` members with their types, ranges and defaults, from the engine's own table. */
+export const traceParamsSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: Object.fromEntries(
+    Object.entries(PARAM_SPECS).map(([name, spec]) => {
+      switch (spec.kind) {
+        case 'integer':
+          return [name, { type: 'integer', minimum: spec.min, maximum: spec.max, default: spec.default }];
+        case 'boolean':
+          return [name, { type: 'boolean', default: spec.default }];
+        case 'enum':
+          return [name, { type: 'string', enum: [...spec.values], default: spec.default }];
+      }
+    }),
+  ),
+} as const;
+
+/** Never used to validate: the upload is read lazily by upload.ts, after the limits. */
+const vectorizeBody = {
+  type: 'object',
+  required: ['image'],
+  additionalProperties: false,
+  properties: {
+    image: {
+      type: 'string',
+      format: 'binary',
+      description: 'PNG, JPEG or WebP (detected from the bytes), at most 10 MB (10485760 bytes)',
+    },
+    params: {
+      type: 'string',
+      contentMediaType: 'application/json',
+      contentSchema: traceParamsSchema,
+      description:
+        'A JSON object of tracing parameters; omitted members take their defaults. Unknown members, wrong types and out-of-range values are refused with 400.',
+      examples: ['{"colorPrecision": 6, "mode": "auto"}'],
+    },
+  },
+};
+
+export const vectorizeSchema = {
+  summary: 'Convert a raster image to SVG',
+  description:
+    'Multipart upload of one `image` file and an optional `params` field. A metered (Free) account spends one credit per successful conversion; failed requests spend none.',
+  tags: ['conversion'],
+  security: [{ bearerAuth: [] }],
+  consumes: ['multipart/form-data'],
+  body: vectorizeBody,
+  response: {
+    200: {
+      description: 'The SVG and what was made of the image',
+      type: 'object',
+      required: ['id', 'svg', 'width', 'height', 'node_count', 'processing_time_ms', 'credits_remaining'],
+      properties: {
+        id: { type: 'string', pattern: '^vec_[a-z0-9]+_[a-z0-9]{6}$', examples: ['vec_mhx2k1a0_4f9q2z'] },
+        svg: { type: 'string', description: 'Complete SVG 1.1 document with viewBox="0 0 W H"' },
+        width: { type: 'integer', description: 'Original width in pixels, after EXIF orientation' },
+        height: { type: 'integer', description: 'Original height in pixels, after EXIF orientation' },
+        node_count: { type: 'integer', description: 'Anchor points over all paths of the SVG' },
+        processing_time_ms: { type: 'integer', description: 'Decode, trace and SVG writing time' },
+        credits_remaining: {
+          type: ['integer', 'null'],
+          description: 'Balance after this conversion on metered plans; null on unmetered plans',
+        },
+      },
+      headers: requestIdHeader,
+    },
+    400: errorResponse(
+      'Missing `image`, bad `params`, unknown form field, empty file, unsupported format, corrupt or truncated image, or too many pixels',
+    ),
+    401: unauthorized,
+    402: errorResponse('Metered account without credits: `{"error":"insufficient_credits","credits_remaining":0}`', {
+      properties: { credits_remaining: { type: 'integer' } },
+    }),
+    403: forbidden,
+    408: errorResponse('The upload arrived too slowly (below the minimum rate or past the request timeout)'),
+    413: errorResponse('Upload over 10 MB (10485760 bytes)'),
+    429: tooMany,
+    500: internal,
+    502: errorResponse('The engine failed or exceeded its time limit on a decodable image'),
+    503: unavailable,
+  },
+};
+
+export const resultSchema = {
+  summary: 'Metadata of an earlier conversion',
+  description: 'Metadata only, never the SVG. Unknown, malformed, expired and other accounts’ ids all answer 404.',
+  tags: ['conversion'],
+  security: [{ bearerAuth: [] }],
+  params: {
+    type: 'object',
+    required: ['id'],
+    properties: { id: { type: 'string', description: 'The `id` returned by POST /api/v1/vectorize' } },
+  },
+  response: {
+    200: {
+      description: 'The conversion’s metadata',
+      type: 'object',
+      required: [
+        'id',
+        'original_name',
+        'file_size',
+        'created_at',
+        'note',
+        'width',
+        'height',
+        'node_count',
+        'processing_time_ms',
+        'params',
+        'resolved',
+      ],
+      properties: {
+        id: { type: 'string' },
+        original_name: { type: 'string', description: 'The upload’s filename exactly as sent' },
+        file_size: { type: 'integer', description: 'Bytes of the upload' },
+        created_at: { type: 'string', format: 'date-time', examples: ['2026-11-21T04:25:13.123Z'] },
+        note: { type: 'string', examples: [RESULT_NOTE] },
+        width: { type: 'integer' },
+        height: { type: 'integer' },
+        node_count: { type: 'integer' },
+        processing_time_ms: { type: 'integer' },
+        params: { ...traceParamsSchema, description: 'The effective parameters (defaults filled in)' },
+        resolved: {
+          type: 'object',
+          description: 'What `auto` resolved to for this image',
+          required: ['mode', 'curveMode'],
+          properties: { mode: { type: 'string' }, curveMode: { type: 'string' } },
+        },
+      },
+      headers: requestIdHeader,
+    },
+    401: unauthorized,
+    403: forbidden,
+    404: errorResponse('Unknown, malformed, expired, or another account’s conversion'),
+    429: tooMany,
+    500: internal,
+    503: unavailable,
+  },
+};
+
+export const healthSchema = {
+  summary: 'Liveness: the process answers',
+  tags: ['operations'],
+  response: {
+    200: { description: 'Alive', type: 'object', required: ['status'], properties: { status: { type: 'string', const: 'ok' } } },
+  },
+};
+
+const readinessChecks = {
+  type: 'object',
+  required: ['store', 'workers', 'draining'],
+  properties: {
+    store: { type: 'string', enum: ['ok', 'unreachable'] },
+    workers: { type: 'integer', description: 'Worker processes alive' },
+    draining: { type: 'boolean' },
+  },
+};
+
+export const readySchema = {
+  summary: 'Readiness: store reachable, workers up, not draining',
+  tags: ['operations'],
+  response: {
+    200: {
+      description: 'Ready to take conversions',
+      type: 'object',
+      required: ['status', 'checks'],
+      properties: { status: { type: 'string', const: 'ready' }, checks: readinessChecks },
+    },
+    503: errorResponse('Not ready: the store is unreachable, no worker is up, or the service is draining', {
+      headers: retryAfterHeader,
+      properties: { checks: readinessChecks },
+    }),
+  },
+};
+
+export const metricsSchema = {
+  summary: 'Prometheus metrics (text exposition format)',
+  tags: ['operations'],
+  produces: ['text/plain'],
+  response: { 200: { description: 'Metrics in the Prometheus text format', type: 'string' } },
+};

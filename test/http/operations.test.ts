@@ -1,0 +1,274 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import Fastify from 'fastify';
+import { ApiError } from '../../src/errors.ts';
+import { handleError } from '../../src/http/errors.ts';
+import { countRefusals } from '../../src/http/operations.ts';
+import { createMetrics } from '../../src/metrics/metrics.ts';
+import { corpusFile, postVectorize, request } from '../helpers/http.ts';
+import { multipartBody, rawRequest } from '../helpers/raw.ts';
+import { liftFreeLimits, startTestService, type TestService } from '../helpers/service.ts';
+import { createSqliteDatabase, dialects } from '../helpers/stores.ts';
+
+const PNG = corpusFile('edge/tiny_tango_address_book_32.png');
+
+/** The value of one series in a Prometheus text exposition, or undefined. */
+function series(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(name)) continue;
+    const match = /^([a-z_]+)(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (!match || match[1] !== name) continue;
+    const found = Object.fromEntries([...(match[2] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
+    if (Object.entries(labels).every(([k, v]) => found[k] === v)) return Number(match[3]);
+  }
+  return undefined;
+}
+
+async function metricsText(service: TestService): Promise<string> {
+  const res = await fetch(`${service.url}/metrics`);
+  assert.equal(res.status, 200);
+  assert.match(res.headers.get('content-type') ?? '', /^text\/plain/);
+  return res.text();
+}
+
+describe('OpenAPI document and API reference', () => {
+  let service: TestService;
+  before(async () => {
+    service = await startTestService(createSqliteDatabase());
+  });
+  after(async () => {
+    await service.close();
+    await service.database.drop();
+  });
+
+  it('serves OpenAPI 3.1 at /openapi.json with every status of the contract', async () => {
+    const { status, body } = await request(service.url, '/openapi.json');
+    assert.equal(status, 200);
+    assert.equal(body.openapi, '3.1.0');
+    const paths = body.paths as Record<string, Record<string, { responses: Record<string, unknown>; requestBody?: unknown }>>;
+    const vectorize = paths['/api/v1/vectorize']?.post;
+    const result = paths['/api/v1/result/{id}']?.get;
+    assert.ok(vectorize && result);
+    assert.deepEqual(Object.keys(vectorize.responses).sort(), ['200', '400', '401', '402', '403', '408', '413', '429', '500', '502', '503']);
+    assert.deepEqual(Object.keys(result.responses).sort(), ['200', '401', '403', '404', '429', '500', '503']);
+    for (const operation of [vectorize, result]) {
+      for (const [code, response] of Object.entries(operation.responses)) {
+        const schema = (response as { content: Record<string, { schema: { properties: Record<string, unknown> } }> }).content[
+          'application/json'
+        ]?.schema;
+        assert.ok(schema, `${code} has a JSON body`);
+        if (Number(code) >= 400) assert.deepEqual(Object.keys(schema.properties).slice(0, 2), ['error', 'request_id'], code);
+      }
+      const unavailable = operation.responses['503'] as { headers: Record<string, unknown> };
+      assert.ok(unavailable.headers['retry-after'], '503 documents Retry-After');
+    }
+    const ok = (vectorize.responses['200'] as { content: Record<string, { schema: { properties: Record<string, unknown> } }> }).content[
+      'application/json'
+    ]!.schema;
+    assert.deepEqual(Object.keys(ok.properties), ['id', 'svg', 'width', 'height', 'node_count', 'processing_time_ms', 'credits_remaining']);
+    const payment = vectorize.responses['402'] as { content: Record<string, { schema: { properties: Record<string, unknown> } }> };
+    assert.ok(payment.content['application/json']!.schema.properties.credits_remaining);
+    const upload = (vectorize.requestBody as { content: Record<string, { schema: { properties: Record<string, { contentSchema?: { properties: object } }> } }> })
+      .content['multipart/form-data']!.schema;
+    assert.deepEqual(Object.keys(upload.properties), ['image', 'params']);
+    assert.ok(Object.keys(upload.properties.params!.contentSchema!.properties).includes('colorPrecision'));
+  });
+
+  it('serves the API reference at /docs with its assets from the package, under a CSP for that page', async () => {
+    const page = await fetch(`${service.url}/docs`);
+    assert.equal(page.status, 200);
+    const html = await page.text();
+    assert.match(html, /swagger-ui-bundle\.js/);
+    // Every script and stylesheet is relative to this server: no CDN.
+    const sources = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
+    assert.ok(sources.length > 0);
+    for (const source of sources) assert.doesNotMatch(source, /^(https?:)?\/\//, source);
+    assert.match(page.headers.get('content-security-policy') ?? '', /script-src 'self'/);
+    const bundle = await fetch(new URL('/docs/static/swagger-ui-bundle.js', service.url));
+    assert.equal(bundle.status, 200);
+    assert.ok((await bundle.arrayBuffer()).byteLength > 100_000);
+    const json = await request(service.url, '/docs/json');
+    assert.equal(json.body.openapi, '3.1.0');
+  });
+
+  it('sets the security headers and a request id on every response, errors included', async () => {
+    for (const path of ['/healthz', '/openapi.json', '/api/v1/result/vec_x_y', '/no/such/route', `/api/v1/result/${'x'.repeat(200)}`]) {
+      const res = await fetch(`${service.url}${path}`, { headers: { 'x-request-id': 'trace-123' } });
+      await res.arrayBuffer();
+      assert.equal(res.headers.get('x-content-type-options'), 'nosniff', path);
+      assert.equal(res.headers.get('x-frame-options'), 'DENY', path);
+      assert.equal(res.headers.get('referrer-policy'), 'no-referrer', path);
+      assert.equal(res.headers.get('cross-origin-resource-policy'), 'same-origin', path);
+      assert.match(res.headers.get('content-security-policy') ?? '', /^default-src 'none'/, path);
+      assert.equal(res.headers.get('x-request-id'), 'trace-123', path);
+    }
+    const refused = await request(service.url, '/api/v1/result/vec_x_y');
+    assert.equal(refused.status, 401);
+    assert.equal(refused.body.request_id, refused.headers.get('x-request-id'));
+    const generated = await request(service.url, '/nowhere', { headers: { 'x-request-id': 'bad id with spaces' } });
+    assert.match(generated.body.request_id as string, /^[0-9a-f-]{36}$/);
+  });
+});
+
+for (const dialect of await dialects()) {
+  describe(`health and readiness (${dialect.dialect})`, { skip: dialect.skip }, () => {
+    let service: TestService;
+    before(async () => {
+      service = await startTestService(await dialect.create());
+    });
+    after(async () => {
+      await service.close();
+      await service.database.drop();
+    });
+
+    it('is live and ready with the store reachable and workers up', async () => {
+      assert.deepEqual((await request(service.url, '/healthz')).body, { status: 'ok' });
+      const ready = await request(service.url, '/readyz');
+      assert.equal(ready.status, 200);
+      assert.deepEqual(ready.body, { status: 'ready', checks: { store: 'ok', workers: 2, draining: false } });
+    });
+
+    it('is not ready, but still live, once draining', async () => {
+      service.lifecycle.startDraining();
+      const ready = await request(service.url, '/readyz');
+      assert.equal(ready.status, 503);
+      assert.ok(ready.headers.get('retry-after'));
+      assert.match(ready.body.error as string, /draining/);
+      assert.equal((ready.body.checks as { draining: boolean }).draining, true);
+      assert.equal((await request(service.url, '/healthz')).status, 200);
+      const work = await postVectorize(service.url, 'vk_whatever', { image: PNG });
+      assert.equal(work.status, 503);
+      assert.ok(work.headers.get('retry-after'));
+      assert.equal(typeof work.body.request_id, 'string');
+    });
+
+    it('is not ready when the store is unreachable', async () => {
+      await service.store.close();
+      const ready = await request(service.url, '/readyz');
+      assert.equal(ready.status, 503);
+      assert.equal((ready.body.checks as { store: string }).store, 'unreachable');
+    });
+  });
+}
+
+describe('Prometheus metrics', () => {
+  let service: TestService;
+  before(async () => {
+    service = await startTestService(createSqliteDatabase());
+    await liftFreeLimits(service);
+  });
+  after(async () => {
+    await service.close();
+    await service.database.drop();
+  });
+
+  it('counts requests by route and status, conversions, credits and limit refusals', async () => {
+    const paying = await service.accountWithKey('paying@example.com', { credits: 2 });
+    const broke = await service.accountWithKey('broke@example.com', { credits: 0 });
+    assert.equal((await postVectorize(service.url, paying, { image: PNG })).status, 200);
+    assert.equal((await postVectorize(service.url, paying, { image: PNG.subarray(0, 100) })).status, 400);
+    assert.equal((await postVectorize(service.url, broke, { image: PNG })).status, 402);
+    assert.equal((await request(service.url, '/api/v1/result/vec_abc_def')).status, 401);
+
+    const text = await metricsText(service);
+    const count = (labels: Record<string, string>) => series(text, 'vectorize_http_requests_total', labels);
+    assert.equal(count({ route: '/api/v1/vectorize', status: '200', method: 'POST' }), 1);
+    assert.equal(count({ route: '/api/v1/vectorize', status: '400' }), 1);
+    assert.equal(count({ route: '/api/v1/vectorize', status: '402' }), 1);
+    assert.equal(count({ route: '/api/v1/result/:id', status: '401' }), 1);
+    assert.equal(series(text, 'vectorize_credits_spent_total'), 1);
+    assert.equal(series(text, 'vectorize_credits_refunded_total'), 1);
+    assert.equal(series(text, 'vectorize_limit_refusals_total', { kind: 'credits' }), 1);
+    assert.equal(series(text, 'vectorize_conversion_duration_seconds_count', { outcome: 'ok' }), 1);
+    assert.equal(series(text, 'vectorize_conversion_duration_seconds_count', { outcome: 'invalid_image' }), 1);
+    assert.equal(series(text, 'vectorize_queue_wait_seconds_count'), 1, 'measured on conversions that ran');
+    assert.equal(series(text, 'vectorize_queue_depth'), 0);
+    assert.equal(series(text, 'vectorize_workers'), 2);
+    assert.equal(series(text, 'vectorize_worker_restarts_total'), undefined, 'no restart yet, so no series');
+    assert.ok((series(text, 'vectorize_process_resident_memory_bytes') ?? 0) > 0);
+  });
+});
+
+describe('worker restart metric', () => {
+  it('counts the worker the pool replaces after a conversion hits the time limit', async () => {
+    const service = await startTestService(createSqliteDatabase(), { env: { CONVERSION_TIMEOUT_MS: '100' } });
+    try {
+      const key = await service.accountWithKey('restart@example.com', { plan: 'lifetime' });
+      const res = await postVectorize(service.url, key, { image: corpusFile('photo/vtracer_angel_luciano_unsplash_6000x4000.jpg') });
+      assert.equal(res.status, 502);
+      const text = await metricsText(service);
+      assert.equal(series(text, 'vectorize_worker_restarts_total', { reason: 'timeout' }), 1);
+      assert.equal(series(text, 'vectorize_conversion_duration_seconds_count', { outcome: 'timeout' }), 1);
+    } finally {
+      await service.close();
+      await service.database.drop();
+    }
+  });
+});
+
+describe('upload admission', () => {
+  let service: TestService;
+  before(async () => {
+    service = await startTestService(createSqliteDatabase(), { env: { MAX_CONCURRENT_UPLOADS: '1' } });
+  });
+  after(async () => {
+    await service.close();
+    await service.database.drop();
+  });
+
+  it('refuses an upload past MAX_CONCURRENT_UPLOADS at once with 503 and Retry-After, before reading it', async () => {
+    const key = await service.accountWithKey('admission@example.com', { plan: 'lifetime' });
+    const boundary = 'admission-boundary';
+    const body = multipartBody(boundary, [{ name: 'image', filename: 'a.png', contentType: 'image/png', data: PNG }]);
+    const held = rawRequest(
+      service.url,
+      `POST /api/v1/vectorize HTTP/1.1\r\nHost: test\r\nAuthorization: Bearer ${key}\r\n` +
+        `Content-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: ${body.length}\r\nExpect: 100-continue`,
+    );
+    await held.continued;
+    held.socket.write(body.subarray(0, 50));
+    // The held upload is admitted once the server counts it; until then there is nothing to refuse.
+    for (let attempt = 0; !/^vectorize_uploads_in_flight 1$/m.test(await metricsText(service)); attempt++) {
+      assert.ok(attempt < 1000, 'the held upload was never admitted');
+    }
+
+    const refused = await postVectorize(service.url, key, { image: PNG });
+    assert.equal(refused.status, 503);
+    assert.equal(refused.headers.get('retry-after'), '2');
+    assert.match(refused.body.error as string, /capacity/);
+
+    held.socket.write(body.subarray(50));
+    const finished = await held.response;
+    assert.equal(finished.status, 200, finished.body);
+    held.socket.destroy();
+    assert.equal(series(await metricsText(service), 'vectorize_admission_refusals_total'), 1);
+  });
+});
+
+describe('limit refusal counting', () => {
+  it('counts a 429 by the kind the limits code names, and a 402 as credits', async () => {
+    const metrics = createMetrics({ processMetrics: false });
+    const app = Fastify();
+    countRefusals(app, metrics);
+    app.setErrorHandler(handleError);
+    app.get('/burst', async () => {
+      // The shape of the limits code's LimitExceeded: a `kind`, and `limit` in the body.
+      throw Object.assign(new ApiError(429, 'too fast; retry after 1 seconds', { limit: 'burst' }, { 'retry-after': '1' }), { kind: 'burst' });
+    });
+    app.get('/quota', async () => {
+      throw new ApiError(429, 'daily quota; retry after 60 seconds', { limit: 'daily_quota' }, { 'retry-after': '60' });
+    });
+    app.get('/credits', async () => {
+      throw new ApiError(402, 'insufficient_credits', { credits_remaining: 0 });
+    });
+    try {
+      for (const path of ['/burst', '/burst', '/quota', '/credits']) await app.inject(path);
+      const text = await metrics.registry.metrics();
+      assert.equal(series(text, 'vectorize_limit_refusals_total', { kind: 'burst' }), 2);
+      assert.equal(series(text, 'vectorize_limit_refusals_total', { kind: 'daily_quota' }), 1);
+      assert.equal(series(text, 'vectorize_limit_refusals_total', { kind: 'credits' }), 1);
+    } finally {
+      await app.close();
+    }
+  });
+});
