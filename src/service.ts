@@ -12,7 +12,7 @@ import { createLifecycle, type Lifecycle } from './http/lifecycle.ts';
 import type { Limits, LimitsDeps } from './limits/limits.ts';
 import { createMemoryLimits } from './limits/memory.ts';
 import { createRedisLimits } from './limits/redis.ts';
-import { createMetrics, instrumentEngine, type Metrics } from './metrics/metrics.ts';
+import { createMetrics, engineObserver, instrumentEngine, type Metrics } from './metrics/metrics.ts';
 import { openStore, type Store } from './store/database.ts';
 
 const SERVICE_VERSION: string = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
@@ -89,12 +89,15 @@ export async function startService(config: Config, overrides: ServiceOverrides =
     if (refunded > 0 || purged > 0) logger.info({ refunded, purged }, 'housekeeping');
   }
 
-  const engine = createEngine({
-    workers: config.workers,
-    queueLimit: config.queueLimit,
-    timeoutMs: config.conversionTimeoutMs,
-    maxInputPixels: config.maxInputPixels,
-  });
+  const engine = createEngine(
+    {
+      workers: config.workers,
+      queueLimit: config.queueLimit,
+      timeoutMs: config.conversionTimeoutMs,
+      maxInputPixels: config.maxInputPixels,
+    },
+    { observer: engineObserver(metrics) },
+  );
   let app: FastifyInstance;
   try {
     await housekeep();

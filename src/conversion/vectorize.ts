@@ -20,6 +20,8 @@ export interface ConversionDeps {
   /** How long a reservation may stay held before a sweep treats its process as dead. */
   reservationLeaseMs: number;
   log: Logger;
+  /** Told of every credit settled (spent) or given back (refunded), for metrics. */
+  onCredit?: (event: 'spent' | 'refunded') => void;
 }
 
 export interface Upload {
@@ -80,6 +82,7 @@ async function reserveAndConvert(
         deps.log.warn({ conversionId: id }, 'reservation was no longer held at settlement');
       }
     });
+    if (metered) deps.onCredit?.('spent');
     return {
       id,
       svg: result.svg,
@@ -125,7 +128,7 @@ async function convertOrExplain(engine: Engine, upload: Upload) {
 async function refundQuietly(deps: ConversionDeps, id: string, cause: unknown): Promise<void> {
   const reason = cause instanceof ApiError ? `failed: ${cause.status}` : 'failed: internal error';
   try {
-    await refundReservation(deps.store.db, id, reason, deps.now());
+    if (await refundReservation(deps.store.db, id, reason, deps.now())) deps.onCredit?.('refunded');
   } catch (error) {
     // The lease sweep refunds it later; the ledger stays consistent either way.
     deps.log.error({ err: error, conversionId: id }, 'refund failed; left to the lease sweep');

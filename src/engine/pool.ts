@@ -12,7 +12,16 @@ export interface ConvertCallOptions {
   timeoutMs?: number;
 }
 
+/** What the pool reports as it works, for metrics; every member optional. */
+export interface EngineObserver {
+  /** A conversion left the queue for a worker after waiting this long. */
+  queueWait?(ms: number): void;
+  /** A worker exited while the pool was open: killed past the time limit, or crashed. */
+  workerExit?(reason: 'timeout' | 'crash'): void;
+}
+
 export interface EngineDependencies {
+  observer?: EngineObserver;
   /** The worker script; the default is worker.ts beside this file, run through tsx. */
   workerPath?: string;
   execArgv?: string[];
@@ -20,6 +29,7 @@ export interface EngineDependencies {
 
 interface Job {
   request: TraceRequest;
+  queuedAt: number;
   timeoutMs: number;
   resolve: (result: TraceResult) => void;
   reject: (error: EngineError) => void;
@@ -92,6 +102,7 @@ export function createEngine(options: EngineOptions, dependencies: EngineDepende
         );
       }
       if (closed) return;
+      dependencies.observer?.workerExit?.(slot.expectedExit?.kind === 'timeout' ? 'timeout' : 'crash');
       if (slot.ready) {
         spawnWorker();
         return;
@@ -115,6 +126,7 @@ export function createEngine(options: EngineOptions, dependencies: EngineDepende
       if (queue.length === 0) return;
       if (!slot.ready || slot.job || slot.expectedExit) continue;
       const job = queue.shift() as Job;
+      dependencies.observer?.queueWait?.(performance.now() - job.queuedAt);
       const id = nextJobId++;
       const timer = setTimeout(() => {
         kill(slot, new EngineError('timeout', `the conversion exceeded its time limit of ${job.timeoutMs} ms`));
@@ -139,7 +151,7 @@ export function createEngine(options: EngineOptions, dependencies: EngineDepende
       return Promise.reject(new EngineError('queue_full', 'the conversion queue is full'));
     }
     return new Promise<TraceResult>((resolve, reject) => {
-      queue.push({ request, timeoutMs: callOptions.timeoutMs ?? options.timeoutMs, resolve, reject });
+      queue.push({ request, queuedAt: performance.now(), timeoutMs: callOptions.timeoutMs ?? options.timeoutMs, resolve, reject });
       dispatch();
     });
   }

@@ -88,7 +88,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await app.register(async (api) => {
     api.addHook('onRequest', authenticate(deps.store.db, deps.now));
-    vectorizeRoutes(api, { ...deps, admit, metrics });
+    vectorizeRoutes(api, {
+      ...deps,
+      admit,
+      onCredit: (event) => (event === 'spent' ? metrics.creditsSpent : metrics.creditsRefunded).inc(),
+    });
     resultRoutes(api, { db: deps.store.db, now: deps.now, retentionDays: deps.retentionDays });
   });
   return app;

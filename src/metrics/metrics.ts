@@ -2,6 +2,7 @@
 // global one), so tests can run several services in one process without clashing names.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { EngineError, type Engine, type TraceRequest, type TraceResult } from '../engine/types.ts';
+import type { EngineObserver } from '../engine/pool.ts';
 
 /** Why a request was refused by a limit: `credits` (402) or the kind the limits code names (429). */
 export type LimitKind = 'credits' | 'burst' | 'concurrency' | 'daily_quota' | (string & {});
@@ -142,6 +143,15 @@ export function gaugeOf(metrics: Metrics, name: string, help: string, read: () =
  * report when a job leaves the queue, so the wait is the whole call minus the engine's own
  * processing time: queueing plus the IPC hand-over, which is what a client waits for anyway.
  */
+/** The engine's reports, as metrics: queue wait and worker restarts. */
+export function engineObserver(metrics: Metrics): EngineObserver {
+  return {
+    queueWait: (ms) => metrics.queueWait.observe(ms / 1000),
+    workerExit: (reason) => metrics.workerRestarts.inc({ reason }),
+  };
+}
+
+/** Conversion durations by outcome, around the engine. */
 export function instrumentEngine(engine: Engine, metrics: Metrics, clock: () => number = performance.now.bind(performance)): Engine {
   return {
     load: () => engine.load(),
@@ -150,22 +160,12 @@ export function instrumentEngine(engine: Engine, metrics: Metrics, clock: () => 
       const started = clock();
       try {
         const result = await engine.convert(request);
-        const total = (clock() - started) / 1000;
-        const processing = result.processingTimeMs / 1000;
-        metrics.conversionDuration.observe({ outcome: 'ok' }, processing);
-        metrics.queueWait.observe(Math.max(0, total - processing));
+        metrics.conversionDuration.observe({ outcome: 'ok' }, result.processingTimeMs / 1000);
         return result;
       } catch (error) {
-        if (error instanceof EngineError) {
-          // Refused before it ran: no duration to record.
-          if (error.kind !== 'queue_full' && error.kind !== 'closed') {
-            metrics.conversionDuration.observe({ outcome: error.kind }, (clock() - started) / 1000);
-          }
-          // The pool kills a worker on timeout and replaces any that dies mid-conversion.
-          if (error.kind === 'timeout') metrics.workerRestarts.inc({ reason: 'timeout' });
-          if (error.kind === 'engine_failed' && /worker (stopped|could not be reached)/.test(error.message)) {
-            metrics.workerRestarts.inc({ reason: 'crash' });
-          }
+        // Refused before it ran (queue full, closing): no duration to record.
+        if (error instanceof EngineError && error.kind !== 'queue_full' && error.kind !== 'closed') {
+          metrics.conversionDuration.observe({ outcome: error.kind }, (clock() - started) / 1000);
         }
         throw error;
       }

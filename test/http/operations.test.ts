@@ -181,7 +181,7 @@ describe('Prometheus metrics', () => {
     assert.equal(series(text, 'vectorize_limit_refusals_total', { kind: 'credits' }), 1);
     assert.equal(series(text, 'vectorize_conversion_duration_seconds_count', { outcome: 'ok' }), 1);
     assert.equal(series(text, 'vectorize_conversion_duration_seconds_count', { outcome: 'invalid_image' }), 1);
-    assert.equal(series(text, 'vectorize_queue_wait_seconds_count'), 1, 'measured on conversions that ran');
+    assert.equal(series(text, 'vectorize_queue_wait_seconds_count'), 2, 'one per conversion handed to a worker, the invalid image included');
     assert.equal(series(text, 'vectorize_queue_depth'), 0);
     assert.equal(series(text, 'vectorize_workers'), 2);
     assert.equal(series(text, 'vectorize_worker_restarts_total'), undefined, 'no restart yet, so no series');
