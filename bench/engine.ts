@@ -411,19 +411,16 @@ async function main(): Promise<void> {
   for (const target of targets) console.log(`${target.met ? 'met   ' : 'MISSED'} ${target.name}: ${target.figures}`);
   if (!only) {
     mkdirSync(fileURLToPath(new URL('../docs/', import.meta.url)), { recursive: true });
-    writeFileSync(REPORT_PATH, withLoadTestSection(report(rows, targets, enhanceRows, load)));
+    writeFileSync(REPORT_PATH, withOtherSections(report(rows, targets, enhanceRows, load)));
     console.log(`wrote ${REPORT_PATH}`);
   }
 }
 
-/** Keeps the load test's section (bench/loadtest.ts writes it between its markers) below the engine's. */
-function withLoadTestSection(engineReport: string): string {
+/** Keeps the sections other benchmarks write between their markers (load test, client times) below the engine's. */
+function withOtherSections(engineReport: string): string {
   const previous = existsSync(REPORT_PATH) ? readFileSync(REPORT_PATH, 'utf8') : '';
-  const start = previous.indexOf('<!-- loadtest:start -->');
-  const endMarker = '<!-- loadtest:end -->';
-  const end = previous.indexOf(endMarker);
-  if (start < 0 || end < start) return engineReport;
-  return `${engineReport.trimEnd()}\n\n${previous.slice(start, end + endMarker.length)}\n`;
+  const kept = [...previous.matchAll(/<!-- (\w+):start -->[\s\S]*?<!-- \1:end -->/g)].map((match) => match[0]);
+  return [engineReport.trimEnd(), ...kept].join('\n\n') + '\n';
 }
 
 await main();
