@@ -4,6 +4,8 @@
 //
 //   npm run bench                 all images, writes docs/benchmarks.md
 //   npm run bench -- --only photo images whose path contains "photo", no docs written
+//   npm run bench -- --dir PATH   a held-out set laid out like the corpus (one folder per kind);
+//                                 its targets go to the `heldout` section of docs/benchmarks.md
 //
 // Baselines (VTracer at full resolution takes minutes on the largest images) are cached in
 // bench/.cache, keyed by file and configuration; delete the folder to measure them again.
@@ -25,7 +27,9 @@ import { ssim, toGray } from './ssim.ts';
 
 const run = promisify(execFile);
 
-const CORPUS_DIR = fileURLToPath(new URL('../../shared/corpus/', import.meta.url));
+const dirIndex = process.argv.indexOf('--dir');
+const HELD_OUT_DIR = dirIndex >= 0 ? process.argv[dirIndex + 1] : undefined;
+const CORPUS_DIR = HELD_OUT_DIR ?? fileURLToPath(new URL('../../shared/corpus/', import.meta.url));
 const CACHE_DIR = fileURLToPath(new URL('./.cache/', import.meta.url));
 const REPORT_PATH = fileURLToPath(new URL('../docs/benchmarks.md', import.meta.url));
 /** Images are compared at this long side at most: fidelity as seen, not per source pixel. */
@@ -409,7 +413,9 @@ async function main(): Promise<void> {
   if (skipBaselines) return;
   const targets = evaluateTargets(rows);
   for (const target of targets) console.log(`${target.met ? 'met   ' : 'MISSED'} ${target.name}: ${target.figures}`);
-  if (!only) {
+  if (HELD_OUT_DIR) {
+    writeHeldOutSection(rows, targets);
+  } else if (!only) {
     mkdirSync(fileURLToPath(new URL('../docs/', import.meta.url)), { recursive: true });
     writeFileSync(REPORT_PATH, withOtherSections(report(rows, targets, enhanceRows, load)));
     console.log(`wrote ${REPORT_PATH}`);
@@ -421,6 +427,37 @@ function withOtherSections(engineReport: string): string {
   const previous = existsSync(REPORT_PATH) ? readFileSync(REPORT_PATH, 'utf8') : '';
   const kept = [...previous.matchAll(/<!-- (\w+):start -->[\s\S]*?<!-- \1:end -->/g)].map((match) => match[0]);
   return [engineReport.trimEnd(), ...kept].join('\n\n') + '\n';
+}
+
+/** The targets on a held-out set, between the `heldout` markers of docs/benchmarks.md. */
+function writeHeldOutSection(rows: Row[], targets: ReturnType<typeof evaluateTargets>): void {
+  const start = '<!-- heldout:start -->';
+  const end = '<!-- heldout:end -->';
+  const section = [
+    start,
+    '## Held-out images (`npm run bench -- --dir PATH`)',
+    '',
+    `Run on ${new Date().toISOString().slice(0, 10)} on ${rows.length} images that are not in the corpus, found on this`,
+    'machine: ' + [...new Set(rows.map((r) => r.category))].sort().map((c) => `${c} ${rows.filter((r) => r.category === c).length}`).join(', ') + '.',
+    '',
+    '| target | figures | met |',
+    '|---|---|---|',
+    ...targets.map((t) => `| ${t.name} | ${t.figures} | ${t.met ? 'yes' : '**no**'} |`),
+    '',
+    '| image | kind chosen | ms | KB | SSIM | VTracer KB | VTracer SSIM | Potrace SSIM |',
+    '|---|---|---|---|---|---|---|---|',
+    ...rows.map(
+      (r) =>
+        `| ${r.file} | ${r.chosen} | ${Math.round(r.ours.timeMs)} | ${(r.ours.bytes / 1024).toFixed(1)} | ${r.ours.ssim.toFixed(4)} | ` +
+        `${r.vtracer ? (r.vtracer.bytes / 1024).toFixed(1) : '–'} | ${r.vtracer ? r.vtracer.ssim.toFixed(4) : '–'} | ${r.potrace ? r.potrace.ssim.toFixed(4) : '–'} |`,
+    ),
+    end,
+  ].join('\n');
+  const text = existsSync(REPORT_PATH) ? readFileSync(REPORT_PATH, 'utf8') : '';
+  const at = text.indexOf(start);
+  const until = text.indexOf(end);
+  writeFileSync(REPORT_PATH, at >= 0 && until > at ? `${text.slice(0, at)}${section}${text.slice(until + end.length)}` : `${text.trimEnd()}\n\n${section}\n`);
+  console.log(`wrote the held-out section of ${REPORT_PATH}`);
 }
 
 await main();
