@@ -4,7 +4,7 @@
 // docs/benchmarks.md between the client markers.
 //
 //   npm run bench:client
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,11 +12,9 @@ import { createAccount } from '../src/accounts/accounts.ts';
 import { createKey } from '../src/accounts/keys.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger, startService } from '../src/service.ts';
+import { REPORT_PATH, writeReportSection } from './report.ts';
 
 const CORPUS = fileURLToPath(new URL('../../shared/corpus/', import.meta.url));
-const DOC = fileURLToPath(new URL('../docs/benchmarks.md', import.meta.url));
-const START = '<!-- client:start -->';
-const END = '<!-- client:end -->';
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
@@ -55,7 +53,6 @@ try {
   const max = times[times.length - 1] ?? 0;
   console.log(`p50 ${Math.round(p50)} ms, p95 ${Math.round(p95)} ms, max ${Math.round(max)} ms`);
   const section = [
-    START,
     '## Client-measured time (`npm run bench:client`)',
     '',
     `Run on ${new Date().toISOString().slice(0, 10)}: ${cpus().length} × ${cpus()[0]?.model.trim()}, Node ${process.version}.`,
@@ -67,13 +64,9 @@ try {
     '| image | upload KB | client ms | engine ms |',
     '|---|---|---|---|',
     ...rows.map((r) => `| ${r.file} | ${(r.bytes / 1024).toFixed(1)} | ${Math.round(r.ms)} | ${r.serverMs} |`),
-    END,
   ].join('\n');
-  const text = existsSync(DOC) ? readFileSync(DOC, 'utf8') : '# Benchmarks\n';
-  const start = text.indexOf(START);
-  const end = text.indexOf(END);
-  writeFileSync(DOC, start >= 0 && end > start ? `${text.slice(0, start)}${section}${text.slice(end + END.length)}` : `${text.trimEnd()}\n\n${section}\n`);
-  console.log(`wrote ${DOC}`);
+  writeReportSection('client', section);
+  console.log(`wrote ${REPORT_PATH}`);
 } finally {
   await service.close();
   rmSync(dir, { recursive: true, force: true });

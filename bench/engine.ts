@@ -23,6 +23,7 @@ import sharp from 'sharp';
 import { convertImage } from '../src/engine/convert.ts';
 import { DEFAULT_PARAMS, type TraceParams } from '../src/engine/params.ts';
 import { countNodes } from '../src/engine/svg.ts';
+import { REPORT_PATH, writeReportSection, writeReportTop } from './report.ts';
 import { ssim, toGray } from './ssim.ts';
 
 const run = promisify(execFile);
@@ -31,7 +32,6 @@ const dirIndex = process.argv.indexOf('--dir');
 const HELD_OUT_DIR = dirIndex >= 0 ? process.argv[dirIndex + 1] : undefined;
 const CORPUS_DIR = HELD_OUT_DIR ?? fileURLToPath(new URL('../../shared/corpus/', import.meta.url));
 const CACHE_DIR = fileURLToPath(new URL('./.cache/', import.meta.url));
-const REPORT_PATH = fileURLToPath(new URL('../docs/benchmarks.md', import.meta.url));
 /** Images are compared at this long side at most: fidelity as seen, not per source pixel. */
 const COMPARE_MAX_SIDE = 512;
 const MAX_INPUT_PIXELS = 100_000_000;
@@ -416,25 +416,14 @@ async function main(): Promise<void> {
   if (HELD_OUT_DIR) {
     writeHeldOutSection(rows, targets);
   } else if (!only) {
-    mkdirSync(fileURLToPath(new URL('../docs/', import.meta.url)), { recursive: true });
-    writeFileSync(REPORT_PATH, withOtherSections(report(rows, targets, enhanceRows, load)));
+    writeReportTop(report(rows, targets, enhanceRows, load));
     console.log(`wrote ${REPORT_PATH}`);
   }
 }
 
-/** Keeps the sections other benchmarks write between their markers (load test, client times) below the engine's. */
-function withOtherSections(engineReport: string): string {
-  const previous = existsSync(REPORT_PATH) ? readFileSync(REPORT_PATH, 'utf8') : '';
-  const kept = [...previous.matchAll(/<!-- (\w+):start -->[\s\S]*?<!-- \1:end -->/g)].map((match) => match[0]);
-  return [engineReport.trimEnd(), ...kept].join('\n\n') + '\n';
-}
-
 /** The targets on a held-out set, between the `heldout` markers of docs/benchmarks.md. */
 function writeHeldOutSection(rows: Row[], targets: ReturnType<typeof evaluateTargets>): void {
-  const start = '<!-- heldout:start -->';
-  const end = '<!-- heldout:end -->';
   const section = [
-    start,
     '## Held-out images (`npm run bench -- --dir PATH`)',
     '',
     `Run on ${new Date().toISOString().slice(0, 10)} on ${rows.length} images that are not in the corpus, found on this`,
@@ -451,12 +440,8 @@ function writeHeldOutSection(rows: Row[], targets: ReturnType<typeof evaluateTar
         `| ${r.file} | ${r.chosen} | ${Math.round(r.ours.timeMs)} | ${(r.ours.bytes / 1024).toFixed(1)} | ${r.ours.ssim.toFixed(4)} | ` +
         `${r.vtracer ? (r.vtracer.bytes / 1024).toFixed(1) : '–'} | ${r.vtracer ? r.vtracer.ssim.toFixed(4) : '–'} | ${r.potrace ? r.potrace.ssim.toFixed(4) : '–'} |`,
     ),
-    end,
   ].join('\n');
-  const text = existsSync(REPORT_PATH) ? readFileSync(REPORT_PATH, 'utf8') : '';
-  const at = text.indexOf(start);
-  const until = text.indexOf(end);
-  writeFileSync(REPORT_PATH, at >= 0 && until > at ? `${text.slice(0, at)}${section}${text.slice(until + end.length)}` : `${text.trimEnd()}\n\n${section}\n`);
+  writeReportSection('heldout', section);
   console.log(`wrote the held-out section of ${REPORT_PATH}`);
 }
 

@@ -6,9 +6,9 @@
 // 127.0.0.1. Writes its section of docs/benchmarks.md between the loadtest markers.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
@@ -16,12 +16,10 @@ import sharp from 'sharp';
 import { createAccount } from '../src/accounts/accounts.ts';
 import { createKey } from '../src/accounts/keys.ts';
 import { openStore } from '../src/store/database.ts';
+import { REPORT_PATH, writeReportSection } from './report.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CORPUS = join(ROOT, '..', 'shared', 'corpus');
-const DOC = join(ROOT, 'docs', 'benchmarks.md');
-const START = '<!-- loadtest:start -->';
-const END = '<!-- loadtest:end -->';
 const SHORT = process.env.LOADTEST_SHORT === '1';
 /** Seconds per throughput run; LOADTEST_SHORT=1 for a quick smoke run. */
 const RUN_SECONDS = SHORT ? 3 : 10;
@@ -216,19 +214,6 @@ async function concurrentUploads(url: string, key: string, pid: number, count: n
 const mb = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(0)} MB`;
 const ms = (value: number) => `${Math.round(value)}`;
 
-function writeSection(section: string): void {
-  mkdirSync(dirname(DOC), { recursive: true });
-  const block = `${START}\n${section.trim()}\n${END}`;
-  if (!existsSync(DOC)) {
-    writeFileSync(DOC, `# Benchmarks\n\n${block}\n`);
-    return;
-  }
-  const text = readFileSync(DOC, 'utf8');
-  const start = text.indexOf(START);
-  const end = text.indexOf(END);
-  writeFileSync(DOC, start >= 0 && end > start ? `${text.slice(0, start)}${block}${text.slice(end + END.length)}` : `${text.trimEnd()}\n\n${block}\n`);
-}
-
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'vectorize-loadtest-'));
   const databaseUrl = `sqlite:${join(dir, 'loadtest.db')}`;
@@ -290,7 +275,7 @@ async function main(): Promise<void> {
           `| ${image.split('/').pop()} (${(bytes / 1024).toFixed(0)} KB) | ${r.clients} | ${r.requests} | ${r.rps.toFixed(2)} | ${r.p50} | ${r.p90} | ${r.p99} | ${r.non2xx} | ${r.errors} |`,
       ),
     );
-    writeSection(`
+    writeReportSection('loadtest', `
 ## Load test (\`npm run loadtest\`)
 
 Run on ${new Date().toISOString().slice(0, 10)}: ${availableParallelism()} × ${cpu}, ${mb(totalmem())} RAM, Node ${process.version}
@@ -329,7 +314,7 @@ by admission control before their bodies were buffered: the server answered each
 receiving its headers (the slowest, as the client saw it while still sending, ${ms(slowestRefusal)} ms)${other.length > 0 ? `; ${other.length} answered otherwise (${other.map((o) => o.status).join(', ')})` : ''}.
 The whole burst took ${(uploads.wall / 1000).toFixed(1)} s.
 `);
-    process.stdout.write(`results written to ${DOC}\n`);
+    process.stdout.write(`results written to ${REPORT_PATH}\n`);
   } finally {
     server.child.kill('SIGTERM');
     await once(server.child, 'exit');
