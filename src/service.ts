@@ -108,7 +108,6 @@ export async function startService(config: Config, overrides: ServiceOverrides =
       limits,
       reservationLeaseMs: config.reservationLeaseMs,
       log: logger,
-      logger,
       maxUploadBytes: config.maxUploadBytes,
       retentionDays: config.retentionDays,
       metrics,

@@ -2,7 +2,6 @@
 import { randomUUID } from 'node:crypto';
 import multipart from '@fastify/multipart';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import type { Logger } from 'pino';
 import type { ConversionDeps } from '../conversion/vectorize.ts';
 import { ApiError } from '../errors.ts';
 import { createMetrics, gaugeOf, type Metrics } from '../metrics/metrics.ts';
@@ -18,7 +17,6 @@ import type { UploadPace } from './upload.ts';
 import { vectorizeRoutes } from './vectorize.ts';
 
 export interface AppDeps extends ConversionDeps {
-  logger: Logger;
   maxUploadBytes: number;
   retentionDays: number;
   /** Operability; each has a default so the app can be built without them. */
@@ -36,7 +34,7 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const requestTimeoutMs = deps.requestTimeoutMs ?? 120_000;
   const app = Fastify({
-    loggerInstance: deps.logger as FastifyBaseLogger,
+    loggerInstance: deps.log as FastifyBaseLogger,
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();

@@ -5,6 +5,7 @@ import { createLogger, startService, type Service } from '../../src/service.ts';
 import { openStore } from '../../src/store/database.ts';
 import { createAccount } from '../../src/accounts/accounts.ts';
 import { createKey } from '../../src/accounts/keys.ts';
+import { updatePlan } from '../../src/accounts/plans.ts';
 import type { TestDatabase } from './stores.ts';
 
 export interface TestClock {
@@ -107,6 +108,5 @@ export async function openSameStore(database: TestDatabase) {
 
 /** Free stays metered but loses its burst, concurrency and daily limits, for tests about other things. */
 export async function liftFreeLimits(service: Service): Promise<void> {
-  const { updatePlan } = await import('../../src/accounts/plans.ts');
   await updatePlan(service.store.db, 'free', { dailyQuota: null, burstPerSecond: null, concurrency: null });
 }
