@@ -24,9 +24,15 @@ export interface Subpath {
 
 const PATH_ELEMENT = /<path\b([^>]*)\/?>/g;
 
-function attribute(attributes: string, name: string): string | undefined {
-  const match = new RegExp(`\\s${name}="([^"]*)"`).exec(attributes);
-  return match?.[1];
+/** The attributes read from the tracer's paths, compiled once: tracer output runs to 10⁵ paths. */
+const ATTRIBUTE_PATTERNS = {
+  d: /\sd="([^"]*)"/,
+  fill: /\sfill="([^"]*)"/,
+  transform: /\stransform="([^"]*)"/,
+} as const;
+
+function attribute(attributes: string, name: keyof typeof ATTRIBUTE_PATTERNS): string | undefined {
+  return ATTRIBUTE_PATTERNS[name].exec(attributes)?.[1];
 }
 
 function parseHexColour(text: string): { r: number; g: number; b: number } | null {
@@ -42,74 +48,88 @@ function parseHexColour(text: string): { r: number; g: number; b: number } | nul
   return null;
 }
 
-/**
- * Parses VTracer's path data (absolute M, L, C, Z; numbers separated by spaces or commas) with
- * the translate offset added, into absolute working-resolution coordinates. A scanner that
- * reads digits in place: tracer output for line art runs to megabytes, and a token array of
- * strings costs more than the tracing.
- */
-export function parsePathData(d: string, offsetX: number, offsetY: number): Subpath[] {
-  const subpaths: Subpath[] = [];
-  let current: Subpath | null = null;
-  let command = 0;
-  let position = 0;
-  const length = d.length;
-  const numbers = new Float64Array(6);
+/** Distance from p to the segment a–b. */
+function distanceToSegment(p: Point, a: Point, b: Point): number {
+  const dx = b[0] - a[0];
+  const dy = b[1] - a[1];
+  const lengthSquared = dx * dx + dy * dy;
+  const t = lengthSquared === 0 ? 0 : Math.max(0, Math.min(1, ((p[0] - a[0]) * dx + (p[1] - a[1]) * dy) / lengthSquared));
+  return Math.hypot(p[0] - (a[0] + t * dx), p[1] - (a[1] + t * dy));
+}
 
-  const readNumber = (): number => {
-    while (position < length) {
-      const code = d.charCodeAt(position);
-      if (code === 32 || code === 44 || code === 10 || code === 13 || code === 9) position++;
-      else break;
-    }
-    const start = position;
-    let sign = 1;
-    let code = d.charCodeAt(position);
-    if (code === 45 || code === 43) {
-      if (code === 45) sign = -1;
-      code = d.charCodeAt(++position);
-    }
-    let value = 0;
-    let digits = 0;
+/** A read position in path data. */
+interface Scanner {
+  d: string;
+  position: number;
+}
+
+function isSeparator(code: number): boolean {
+  return code === 32 || code === 44 || code === 10 || code === 13 || code === 9;
+}
+
+function skipSeparators(scanner: Scanner): void {
+  while (scanner.position < scanner.d.length && isSeparator(scanner.d.charCodeAt(scanner.position))) scanner.position++;
+}
+
+function readNumber(scanner: Scanner): number {
+  skipSeparators(scanner);
+  const { d } = scanner;
+  const start = scanner.position;
+  let position = start;
+  let sign = 1;
+  let code = d.charCodeAt(position);
+  if (code === 45 || code === 43) {
+    if (code === 45) sign = -1;
+    code = d.charCodeAt(++position);
+  }
+  let value = 0;
+  let digits = 0;
+  while (code >= 48 && code <= 57) {
+    value = value * 10 + (code - 48);
+    digits++;
+    code = d.charCodeAt(++position);
+  }
+  if (code === 46) {
+    let scale = 0.1;
+    code = d.charCodeAt(++position);
     while (code >= 48 && code <= 57) {
-      value = value * 10 + (code - 48);
+      value += (code - 48) * scale;
+      scale /= 10;
       digits++;
       code = d.charCodeAt(++position);
     }
-    if (code === 46) {
-      let scale = 0.1;
-      code = d.charCodeAt(++position);
-      while (code >= 48 && code <= 57) {
-        value += (code - 48) * scale;
-        scale /= 10;
-        digits++;
-        code = d.charCodeAt(++position);
-      }
-    }
-    if (code === 101 || code === 69) {
-      // Exponents are rare enough to hand to Number.
-      position++;
-      const next = d.charCodeAt(position);
-      if (next === 45 || next === 43) position++;
-      while (position < length && d.charCodeAt(position) >= 48 && d.charCodeAt(position) <= 57) position++;
-      value = Number(d.slice(start, position));
-      return value;
-    }
-    if (digits === 0) throw new Error(`unexpected path data at offset ${start}`);
-    return sign * value;
-  };
-  const arity = (letter: number): number => (letter === 67 ? 6 : letter === 77 || letter === 76 ? 2 : 0);
+  }
+  if (code === 101 || code === 69) {
+    // Exponents are rare enough to hand to Number.
+    position++;
+    const next = d.charCodeAt(position);
+    if (next === 45 || next === 43) position++;
+    while (position < d.length && d.charCodeAt(position) >= 48 && d.charCodeAt(position) <= 57) position++;
+    scanner.position = position;
+    return Number(d.slice(start, position));
+  }
+  if (digits === 0) throw new Error(`unexpected path data at offset ${start}`);
+  scanner.position = position;
+  return sign * value;
+}
 
+/**
+ * Parses VTracer's path data (absolute M, L, C, Z; numbers separated by spaces or commas) with
+ * the translate offset added, into absolute working-resolution coordinates. A scanner that
+ * reads digits in place, with no closures made per call: tracer output runs to megabytes and
+ * 10⁵ paths, and a token array of strings costs more than the tracing.
+ */
+export function parsePathData(d: string, offsetX: number, offsetY: number, straightTolerance = 0): Subpath[] {
+  const subpaths: Subpath[] = [];
+  const scanner: Scanner = { d, position: 0 };
+  let current: Subpath | null = null;
+  let command = 0;
   while (true) {
-    while (position < length) {
-      const code = d.charCodeAt(position);
-      if (code === 32 || code === 44 || code === 10 || code === 13 || code === 9) position++;
-      else break;
-    }
-    if (position >= length) break;
-    const code = d.charCodeAt(position);
+    skipSeparators(scanner);
+    if (scanner.position >= d.length) break;
+    const code = d.charCodeAt(scanner.position);
     if ((code >= 65 && code <= 90) || (code >= 97 && code <= 122)) {
-      position++;
+      scanner.position++;
       if (code === 90 || code === 122) {
         if (current) current.closed = true;
         current = null;
@@ -121,27 +141,40 @@ export function parsePathData(d: string, offsetX: number, offsetY: number): Subp
       command = code;
       continue;
     }
-    const needed = arity(command);
-    if (needed === 0) throw new Error(`number without a command at offset ${position}`);
-    for (let i = 0; i < needed; i++) numbers[i] = readNumber();
-    const point = (i: number): Point => [(numbers[i] as number) + offsetX, (numbers[i + 1] as number) + offsetY];
+    if (command === 0) throw new Error(`number without a command at offset ${scanner.position}`);
+    const x = readNumber(scanner) + offsetX;
+    const y = readNumber(scanner) + offsetY;
     if (command === 77) {
-      current = { start: point(0), segments: [], closed: false };
+      current = { start: [x, y], segments: [], closed: false };
       subpaths.push(current);
       command = 76; // further pairs after a moveto are lines
     } else if (!current) {
       throw new Error('segment without a starting point');
     } else if (command === 76) {
-      current.segments.push({ kind: 'line', to: point(0) });
+      current.segments.push({ kind: 'line', to: [x, y] });
     } else {
-      current.segments.push({ kind: 'cubic', c1: point(0), c2: point(2), to: point(4) });
+      const x2 = readNumber(scanner) + offsetX;
+      const y2 = readNumber(scanner) + offsetY;
+      const x3 = readNumber(scanner) + offsetX;
+      const y3 = readNumber(scanner) + offsetY;
+      const from = current.segments.at(-1)?.to ?? current.start;
+      const to: Point = [x3, y3];
+      const c1: Point = [x, y];
+      const c2: Point = [x2, y2];
+      // VTracer writes every straight run as a cubic, which costs bytes and reads as curves in editors.
+      const straight =
+        distanceToSegment(c1, from, to) <= straightTolerance && distanceToSegment(c2, from, to) <= straightTolerance;
+      current.segments.push(straight ? { kind: 'line', to } : { kind: 'cubic', c1, c2, to });
     }
   }
   return subpaths;
 }
 
-/** Extracts VTracer's paths: fill colour, translate offset and path data. */
-export function parseTracerSvg(svg: string): TracedShape[] {
+/**
+ * Extracts VTracer's paths: fill colour, translate offset and path data. Cubics whose control
+ * points lie within straightTolerance (working pixels) of their chord are read as lines.
+ */
+export function parseTracerSvg(svg: string, straightTolerance = 0): TracedShape[] {
   const shapes: TracedShape[] = [];
   for (const match of svg.matchAll(PATH_ELEMENT)) {
     const attributes = match[1] ?? '';
@@ -158,42 +191,10 @@ export function parseTracerSvg(svg: string): TracedShape[] {
       offsetX = Number(translate[1]);
       offsetY = Number(translate[2]);
     }
-    const subpaths = parsePathData(d, offsetX, offsetY);
+    const subpaths = parsePathData(d, offsetX, offsetY, straightTolerance);
     if (subpaths.length > 0) shapes.push({ fill, opacity: 1, subpaths });
   }
   return shapes;
-}
-
-/** Distance from p to the segment a–b. */
-function distanceToSegment(p: Point, a: Point, b: Point): number {
-  const dx = b[0] - a[0];
-  const dy = b[1] - a[1];
-  const lengthSquared = dx * dx + dy * dy;
-  const t = lengthSquared === 0 ? 0 : Math.max(0, Math.min(1, ((p[0] - a[0]) * dx + (p[1] - a[1]) * dy) / lengthSquared));
-  return Math.hypot(p[0] - (a[0] + t * dx), p[1] - (a[1] + t * dy));
-}
-
-/**
- * Replaces cubics whose control points lie on the chord by lines: VTracer writes every
- * straight run as a cubic, which costs bytes and reads as curves in editors.
- */
-export function straightenCubics(subpaths: Subpath[], tolerance: number): Subpath[] {
-  return subpaths.map((subpath) => {
-    let from = subpath.start;
-    const segments = subpath.segments.map((segment): Segment => {
-      const start = from;
-      from = segment.to;
-      if (
-        segment.kind === 'cubic' &&
-        distanceToSegment(segment.c1, start, segment.to) <= tolerance &&
-        distanceToSegment(segment.c2, start, segment.to) <= tolerance
-      ) {
-        return { kind: 'line', to: segment.to };
-      }
-      return segment;
-    });
-    return { ...subpath, segments };
-  });
 }
 
 /** Formats a fixed-point integer (value × 10^decimals) with the fewest characters. */
@@ -212,23 +213,42 @@ function formatFixed(units: number, decimals: number): string {
   return text;
 }
 
-/** Appends numbers with only the separators SVG path grammar needs. */
-function joinNumbers(numbers: string[]): string {
-  let out = '';
-  let previous = '';
-  for (const number of numbers) {
-    const needsSpace =
-      previous !== '' && !number.startsWith('-') && !(number.startsWith('.') && previous.includes('.'));
-    out += (needsSpace ? ' ' : '') + number;
-    previous = number;
-  }
-  return out;
-}
-
 export interface PathWriteOptions {
   scaleX: number;
   scaleY: number;
   decimals: number;
+}
+
+/** Path data being written, and what the next token must be separated from. */
+interface PathText {
+  out: string;
+  decimals: number;
+  command: string;
+  afterNumber: boolean;
+  lastHadDot: boolean;
+}
+
+/** Starts a command, leaving out a repeated letter (after m, implicit repeats mean l). */
+function writeCommand(text: PathText, command: string): void {
+  const implicit = text.out !== '' && (command === text.command || (command === 'l' && text.command === 'm'));
+  if (!implicit) {
+    text.out += command;
+    text.afterNumber = false;
+  }
+  text.command = command;
+}
+
+/** Appends a number with only the separator SVG path grammar needs. */
+function writeNumber(text: PathText, units: number): void {
+  const number = formatFixed(units, text.decimals);
+  if (text.afterNumber) {
+    const first = number.charCodeAt(0);
+    // '-' separates by itself, and so does '.' after a number that already has one.
+    if (first !== 45 && !(first === 46 && text.lastHadDot)) text.out += ' ';
+  }
+  text.out += number;
+  text.afterNumber = true;
+  text.lastHadDot = number.includes('.');
 }
 
 /**
@@ -237,68 +257,66 @@ export interface PathWriteOptions {
  */
 export function writePathData(subpaths: Subpath[], options: PathWriteOptions): string {
   const unit = 10 ** options.decimals;
-  const quantise = (p: Point): [number, number] => [
-    Math.round(p[0] * options.scaleX * unit),
-    Math.round(p[1] * options.scaleY * unit),
-  ];
-  const fmt = (units: number): string => formatFixed(units, options.decimals);
-  let out = '';
-  let lastCommand = '';
-  let pen: [number, number] = [0, 0];
-  let first = true;
-  const emit = (command: string, numbers: string[]): void => {
-    // A repeated command letter may be left out (after m, implicit repeats mean l).
-    const implicit = command === lastCommand || (command === 'l' && lastCommand === 'm');
-    const body = joinNumbers(numbers);
-    if (implicit && out !== '') {
-      out += body.startsWith('-') ? body : ` ${body}`;
-    } else {
-      out += command + body;
-    }
-    lastCommand = command === 'm' ? 'm' : command;
-  };
+  const sx = options.scaleX * unit;
+  const sy = options.scaleY * unit;
+  const text: PathText = { out: '', decimals: options.decimals, command: '', afterNumber: false, lastHadDot: false };
+  let penX = 0;
+  let penY = 0;
   for (const subpath of subpaths) {
     // A subpath without segments encloses nothing (the tracer emits these for single pixels).
     if (subpath.segments.length === 0) continue;
-    const start = quantise(subpath.start);
-    // The first moveto is absolute by definition even when written as 'm'.
-    emit('m', [fmt(start[0] - (first ? 0 : pen[0])), fmt(start[1] - (first ? 0 : pen[1]))]);
-    first = false;
-    pen = start;
+    const startX = Math.round(subpath.start[0] * sx);
+    const startY = Math.round(subpath.start[1] * sy);
+    // The first moveto is absolute by definition even when written as 'm' (the pen starts at 0,0).
+    writeCommand(text, 'm');
+    writeNumber(text, startX - penX);
+    writeNumber(text, startY - penY);
+    penX = startX;
+    penY = startY;
     const last = subpath.segments.length - 1;
-    for (const [index, segment] of subpath.segments.entries()) {
-      const to = quantise(segment.to);
-      const dx = to[0] - pen[0];
-      const dy = to[1] - pen[1];
-      // z draws the closing line itself.
-      if (subpath.closed && index === last && segment.kind === 'line' && to[0] === start[0] && to[1] === start[1]) break;
+    for (let index = 0; index <= last; index++) {
+      const segment = subpath.segments[index] as Segment;
+      const toX = Math.round(segment.to[0] * sx);
+      const toY = Math.round(segment.to[1] * sy);
+      const dx = toX - penX;
+      const dy = toY - penY;
       if (segment.kind === 'line') {
+        // z draws the closing line itself.
+        if (subpath.closed && index === last && toX === startX && toY === startY) break;
         if (dx === 0 && dy === 0) continue;
-        if (dy === 0) emit('h', [fmt(dx)]);
-        else if (dx === 0) emit('v', [fmt(dy)]);
-        else emit('l', [fmt(dx), fmt(dy)]);
+        if (dy === 0) {
+          writeCommand(text, 'h');
+          writeNumber(text, dx);
+        } else if (dx === 0) {
+          writeCommand(text, 'v');
+          writeNumber(text, dy);
+        } else {
+          writeCommand(text, 'l');
+          writeNumber(text, dx);
+          writeNumber(text, dy);
+        }
       } else {
-        const c1 = quantise(segment.c1);
-        const c2 = quantise(segment.c2);
-        emit('c', [
-          fmt(c1[0] - pen[0]),
-          fmt(c1[1] - pen[1]),
-          fmt(c2[0] - pen[0]),
-          fmt(c2[1] - pen[1]),
-          fmt(dx),
-          fmt(dy),
-        ]);
+        writeCommand(text, 'c');
+        writeNumber(text, Math.round(segment.c1[0] * sx) - penX);
+        writeNumber(text, Math.round(segment.c1[1] * sy) - penY);
+        writeNumber(text, Math.round(segment.c2[0] * sx) - penX);
+        writeNumber(text, Math.round(segment.c2[1] * sy) - penY);
+        writeNumber(text, dx);
+        writeNumber(text, dy);
       }
-      pen = to;
+      penX = toX;
+      penY = toY;
     }
     if (subpath.closed) {
-      out += 'z';
-      lastCommand = 'z';
+      text.out += 'z';
+      text.command = 'z';
+      text.afterNumber = false;
       // After z the pen returns to the subpath start.
-      pen = start;
+      penX = startX;
+      penY = startY;
     }
   }
-  return out;
+  return text.out;
 }
 
 function hexColour({ r, g, b }: { r: number; g: number; b: number }): string {
@@ -324,83 +342,85 @@ interface Box {
   y1: number;
 }
 
+function includePoint(box: Box, p: Point): void {
+  if (p[0] < box.x0) box.x0 = p[0];
+  if (p[1] < box.y0) box.y0 = p[1];
+  if (p[0] > box.x1) box.x1 = p[0];
+  if (p[1] > box.y1) box.y1 = p[1];
+}
+
 function shapeBox(shape: TracedShape): Box {
   const box: Box = { x0: Infinity, y0: Infinity, x1: -Infinity, y1: -Infinity };
-  const include = (p: Point): void => {
-    box.x0 = Math.min(box.x0, p[0]);
-    box.y0 = Math.min(box.y0, p[1]);
-    box.x1 = Math.max(box.x1, p[0]);
-    box.y1 = Math.max(box.y1, p[1]);
-  };
   for (const subpath of shape.subpaths) {
-    include(subpath.start);
+    includePoint(box, subpath.start);
     for (const segment of subpath.segments) {
       if (segment.kind === 'cubic') {
-        include(segment.c1);
-        include(segment.c2);
+        includePoint(box, segment.c1);
+        includePoint(box, segment.c2);
       }
-      include(segment.to);
+      includePoint(box, segment.to);
     }
   }
   return box;
 }
 
-function overlap(a: Box, b: Box): boolean {
-  return a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1;
-}
-
-interface ShapeGroup {
-  fill: TracedShape['fill'];
-  opacity: number;
-  subpaths: Subpath[];
-  boxes: Box[];
-  union: Box;
-}
-
-/** How many groups back a shape may move to join one of its colour. */
-const GROUPING_LOOKBACK = 48;
+/** Cells of the occupancy grid used by groupShapesByFill, at most. */
+const GROUPING_GRID_CELLS = 1 << 18;
 
 /**
  * Joins shapes of the same colour into one path element where paint order allows it: a shape
- * may move back past groups it does not touch (bounding boxes disjoint). Only shapes whose
- * boxes are disjoint from the group's are joined, so no overlap can change the fill by winding.
- * Saves an element per shape; pixel art and logos have many small same-coloured shapes.
+ * may move back to the latest group of its colour when it touches no group painted after that
+ * one. "Touches" is decided on a coarse grid of cells, each remembering the latest group whose
+ * bounding boxes cover it: conservative (shapes in one cell count as touching), so no overlap can
+ * change what is painted on top, or the fill by winding; and linear in the covered cells, where
+ * comparing boxes pairwise was quadratic on photos of 10⁵ specks.
+ * Saves an element per shape; pixel art, photos and logos have many small same-coloured shapes.
  */
 export function groupShapesByFill(shapes: TracedShape[]): TracedShape[] {
-  const groups: ShapeGroup[] = [];
-  const touches = (group: ShapeGroup, box: Box): boolean =>
-    overlap(group.union, box) && group.boxes.some((member) => overlap(member, box));
-  for (const shape of shapes) {
-    const box = shapeBox(shape);
-    let target: ShapeGroup | undefined;
-    for (let i = groups.length - 1; i >= 0 && i >= groups.length - GROUPING_LOOKBACK; i--) {
-      const group = groups[i] as ShapeGroup;
-      const sameColour =
-        group.opacity === shape.opacity &&
-        group.fill.r === shape.fill.r &&
-        group.fill.g === shape.fill.g &&
-        group.fill.b === shape.fill.b;
-      const touching = touches(group, box);
-      if (sameColour && !touching) {
-        target = group;
-        break;
-      }
-      if (touching) break;
-    }
-    if (target) {
-      target.subpaths.push(...shape.subpaths);
-      target.boxes.push(box);
-      target.union = {
-        x0: Math.min(target.union.x0, box.x0),
-        y0: Math.min(target.union.y0, box.y0),
-        x1: Math.max(target.union.x1, box.x1),
-        y1: Math.max(target.union.y1, box.y1),
-      };
-    } else {
-      groups.push({ fill: shape.fill, opacity: shape.opacity, subpaths: [...shape.subpaths], boxes: [box], union: box });
-    }
+  const boxes = shapes.map(shapeBox);
+  const extent: Box = { x0: Infinity, y0: Infinity, x1: -Infinity, y1: -Infinity };
+  for (const box of boxes) {
+    if (!Number.isFinite(box.x0)) continue;
+    extent.x0 = Math.min(extent.x0, box.x0);
+    extent.y0 = Math.min(extent.y0, box.y0);
+    extent.x1 = Math.max(extent.x1, box.x1);
+    extent.y1 = Math.max(extent.y1, box.y1);
   }
-  return groups.map((group) => ({ fill: group.fill, opacity: group.opacity, subpaths: group.subpaths }));
+  if (!Number.isFinite(extent.x0)) return shapes;
+  const cell = Math.max(1, Math.sqrt(((extent.x1 - extent.x0) * (extent.y1 - extent.y0)) / GROUPING_GRID_CELLS));
+  const columns = Math.floor((extent.x1 - extent.x0) / cell) + 1;
+  const rows = Math.floor((extent.y1 - extent.y0) / cell) + 1;
+  const latestGroupAt = new Int32Array(columns * rows).fill(-1);
+  const latestGroupOf = new Map<string, number>();
+  const groups: TracedShape[] = [];
+  shapes.forEach((shape, index) => {
+    const box = boxes[index] as Box;
+    const c0 = Math.floor((box.x0 - extent.x0) / cell);
+    const c1 = Math.floor((box.x1 - extent.x0) / cell);
+    const r0 = Math.floor((box.y0 - extent.y0) / cell);
+    const r1 = Math.floor((box.y1 - extent.y0) / cell);
+    let touched = -1;
+    for (let row = r0; row <= r1; row++) {
+      for (let column = c0; column <= c1; column++) touched = Math.max(touched, latestGroupAt[row * columns + column] as number);
+    }
+    const colour = `${shape.fill.r},${shape.fill.g},${shape.fill.b},${shape.opacity}`;
+    let target = latestGroupOf.get(colour) ?? -1;
+    if (target > touched) {
+      const group = groups[target] as TracedShape;
+      for (const subpath of shape.subpaths) group.subpaths.push(subpath);
+    } else {
+      target = groups.length;
+      groups.push({ fill: shape.fill, opacity: shape.opacity, subpaths: [...shape.subpaths] });
+      latestGroupOf.set(colour, target);
+    }
+    for (let row = r0; row <= r1; row++) {
+      for (let column = c0; column <= c1; column++) {
+        const at = row * columns + column;
+        if ((latestGroupAt[at] as number) < target) latestGroupAt[at] = target;
+      }
+    }
+  });
+  return groups;
 }
 
 /** Writes the contract's SVG document. */

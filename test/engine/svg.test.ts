@@ -6,7 +6,6 @@ import {
   countPathNodes,
   groupShapesByFill,
   parseTracerSvg,
-  straightenCubics,
   writePathData,
   writeSvgDocument,
 } from '../../src/engine/svg.ts';
@@ -37,12 +36,14 @@ test('parseTracerSvg bakes translate into coordinates and reads the fill', () =>
   assert.equal(shape.subpaths[0]?.closed, true);
 });
 
-test('straightenCubics turns collinear cubics into lines and keeps real curves', () => {
-  const [shape] = parseTracerSvg('<svg><path d="M0 0 C22.11 0 44.22 0 67 0 C70 5 70 10 67 17 Z" fill="#000000"/></svg>');
-  assert.ok(shape);
-  const [subpath] = straightenCubics(shape.subpaths, 0.15);
+test('parseTracerSvg reads collinear cubics as lines and keeps real curves', () => {
+  const tracer = '<svg><path d="M0 0 C22.11 0 44.22 0 67 0 C70 5 70 10 67 17 Z" fill="#000000"/></svg>';
+  const [subpath] = parseTracerSvg(tracer, 0.15)[0]?.subpaths ?? [];
   assert.equal(subpath?.segments[0]?.kind, 'line');
+  assert.deepEqual(subpath?.segments[0]?.to, [67, 0]);
   assert.equal(subpath?.segments[1]?.kind, 'cubic');
+  const [exact] = parseTracerSvg(tracer)[0]?.subpaths ?? [];
+  assert.equal(exact?.segments[0]?.kind, 'cubic', 'no tolerance: every cubic stays a cubic');
 });
 
 test('writePathData scales, rounds in absolute terms and writes compact relative commands', () => {
