@@ -5,7 +5,7 @@ import { CLASSIFY_PIXELS, classifyImage, measureImage, type ImageKind, type Imag
 import { decodeImage, sniffFormat, type DecodedImage } from './decode.ts';
 import { enhanceInput, fitToBudget, fitToPixels, DECODE_PIXELS, prepareWithinBudget, resizeTo, sketchUpscaleFactor, WORKING_PIXELS } from './prepare.ts';
 import type { TraceParams } from './params.ts';
-import { countNodes, parseTracerSvg, straightenCubics, writeSvgDocument } from './svg.ts';
+import { countNodes, parseTracerSvg, writeSvgDocument } from './svg.ts';
 import { restoreOpacity } from './opacity.ts';
 import { buildTracerConfig, decimalPlaces, resolveCurveMode, runTracer } from './trace.ts';
 import { EngineError, type TraceRequest, type TraceResult } from './types.ts';
@@ -40,7 +40,6 @@ export async function convertImage(request: TraceRequest, options: ConvertOption
   if (kindPixels > firstDecodePixels && decoded.width < decoded.originalWidth) {
     decoded = await decodeImage(request.image, { maxInputPixels: options.maxInputPixels, maxWorkingPixels: kindPixels });
   }
-  const curveMode = resolveCurveMode(request.params.curveMode, kind);
 
   // Large images are traced at the working size of their kind, and the SVG scaled back.
   const working = await fitToBudget(decoded, kind);
@@ -49,7 +48,8 @@ export async function convertImage(request: TraceRequest, options: ConvertOption
   const source = request.params.inputEnhance ? await enhanceInput(working, kind) : working;
   const prepared = await prepareWithinBudget(source, kind, request.params.colorPrecision, sketchUpscale);
   const workingScale = prepared.width / decoded.originalWidth;
-  const config = buildTracerConfig(request.params, { kind, curveMode, workingScale });
+  const curveMode = resolveCurveMode(request.params.curveMode, kind, prepared.dense);
+  const config = buildTracerConfig(request.params, { kind, curveMode, workingScale, dense: prepared.dense });
 
   let tracerSvg: string;
   try {
@@ -60,10 +60,7 @@ export async function convertImage(request: TraceRequest, options: ConvertOption
 
   let shapes;
   try {
-    shapes = parseTracerSvg(tracerSvg).map((shape) => ({
-      ...shape,
-      subpaths: straightenCubics(shape.subpaths, STRAIGHT_TOLERANCE),
-    }));
+    shapes = parseTracerSvg(tracerSvg, STRAIGHT_TOLERANCE);
   } catch (error) {
     throw new EngineError('engine_failed', `the tracer wrote unreadable SVG: ${error instanceof Error ? error.message : String(error)}`);
   }

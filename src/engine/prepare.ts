@@ -91,8 +91,14 @@ export async function enhanceInput(image: RgbaImage, kind: ImageKind): Promise<R
   }
 }
 
-/** colorPrecision 1–8 onto the palette size the colour image is reduced to before tracing. */
-export const PALETTE_COLOURS = [2, 4, 8, 16, 32, 64, 128, 256] as const;
+/**
+ * colorPrecision 1–8 onto the palette size the colour image is reduced to before tracing.
+ * Photos get a step more: their shading is the picture, and a band too few reads as posterised.
+ */
+export const PALETTE_COLOURS: Record<'photo' | 'other', readonly number[]> = {
+  photo: [4, 8, 16, 32, 64, 128, 192, 256],
+  other: [2, 4, 8, 16, 32, 64, 128, 256],
+};
 
 /**
  * Reduces the image to a palette without dithering (libimagequant through sharp, then
@@ -116,10 +122,26 @@ export interface PreparedPixels {
 }
 
 /**
- * Colour boundaries (pixels whose right or lower neighbour has another colour) the tracer
- * may get per kind: its time grows with them, so a busy image is traced smaller rather than slower.
+ * What the tracer may get per kind. Its time grows with the colour boundaries (pixels whose right
+ * or lower neighbour has another colour) and, about six times as steeply, with the regions (areas
+ * of one colour, each clustered, traced and written as a shape). A busy image is traced smaller
+ * rather than slower. Boundaries fall with the pixel count to the power 1/1.5, between edges
+ * (with the side) and texture (with the area), as measured on the corpus.
  */
-const BOUNDARY_BUDGET: Partial<Record<ImageKind, number>> = { photo: 260_000, logo: 300_000 };
+interface TracerBudget {
+  boundaries: number;
+  regions: number;
+  /** How boundaries fall as the pixel count falls: boundaries ∝ pixels^(1/exponent). */
+  boundaryExponent: number;
+}
+
+const TRACER_BUDGET: Partial<Record<ImageKind, TracerBudget>> = {
+  photo: { boundaries: 230_000, regions: 75_000, boundaryExponent: 1.5 },
+  logo: { boundaries: 200_000, regions: 200_000, boundaryExponent: 1.5 },
+};
+
+/** Images larger than twice this are measured for the budget on a copy of this size. */
+const BUDGET_SAMPLE_PIXELS = 500_000;
 
 export function countBoundaries(rgba: Buffer, width: number, height: number): number {
   let boundaries = 0;
@@ -133,12 +155,43 @@ export function countBoundaries(rgba: Buffer, width: number, height: number): nu
   return boundaries;
 }
 
+/** 4-connected areas of one exact RGBA value (union–find over the pixel grid). */
+export function countRegions(rgba: Buffer, width: number, height: number): number {
+  const pixels = new Uint32Array(rgba.buffer, rgba.byteOffset, width * height);
+  const parent = new Int32Array(width * height);
+  for (let i = 0; i < parent.length; i++) parent[i] = i;
+  const root = (start: number): number => {
+    let i = start;
+    while (parent[i] !== i) {
+      const grandparent = parent[parent[i] as number] as number;
+      parent[i] = grandparent;
+      i = grandparent;
+    }
+    return i;
+  };
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const i = y * width + x;
+      if (x + 1 < width && pixels[i] === pixels[i + 1]) parent[root(i)] = root(i + 1);
+      if (y + 1 < height && pixels[i] === pixels[i + width]) parent[root(i)] = root(i + width);
+    }
+  }
+  let regions = 0;
+  for (let i = 0; i < parent.length; i++) if (parent[i] === i) regions++;
+  return regions;
+}
+
 export interface PreparedImage extends PreparedPixels {
   width: number;
   height: number;
+  /** Shrunk to under half its pixels to fit the tracer budget: its detail is finer than the working grid. */
+  dense: boolean;
 }
 
-/** Prepares the pixels, shrinking a colour image whose boundaries exceed its kind's budget. */
+/** A shrink below this share of the pixels marks the image dense (a map, a chart), not just busy. */
+const DENSE_BELOW_SCALE = 0.5;
+
+/** Prepares the pixels, shrinking a colour image that exceeds its kind's tracer budget. */
 export async function prepareWithinBudget(
   image: RgbaImage,
   kind: ImageKind,
@@ -147,20 +200,28 @@ export async function prepareWithinBudget(
 ): Promise<PreparedImage> {
   if (kind === 'sketch') {
     const prepared = prepareLineArt(image, sketchUpscale);
-    return { ...prepared, width: image.width * sketchUpscale, height: image.height * sketchUpscale };
+    return { ...prepared, width: image.width * sketchUpscale, height: image.height * sketchUpscale, dense: false };
   }
-  let current = image;
-  for (let attempt = 0; ; attempt++) {
-    const prepared = await prepareForTracer(current, kind, colorPrecision);
-    const budget = BOUNDARY_BUDGET[kind];
-    // One shrink is enough: a second would cost another palette pass for little gain.
-    if (budget === undefined || attempt === 1) return { ...prepared, width: current.width, height: current.height };
-    const boundaries = countBoundaries(prepared.rgba, current.width, current.height);
-    if (boundaries <= budget) return { ...prepared, width: current.width, height: current.height };
-    // Boundaries shrink between linearly (edges) and with the area (noise) as the image shrinks.
-    const pixels = current.width * current.height * (budget / boundaries) ** 1.5;
-    current = await fitToPixels(current, Math.max(16_384, pixels));
+  const budget = TRACER_BUDGET[kind];
+  if (!budget) return { ...(await prepareForTracer(image, kind, colorPrecision)), width: image.width, height: image.height, dense: false };
+  // A large image is measured on a quarter-size copy first: a palette pass over 2 MP costs more
+  // than the measuring saves. Regions are extrapolated with the area (an overestimate for flat
+  // artwork, whose small features merge when it shrinks), boundaries with the budget's exponent.
+  const pixels = image.width * image.height;
+  const sample = pixels > 2 * BUDGET_SAMPLE_PIXELS ? await fitToPixels(image, BUDGET_SAMPLE_PIXELS) : image;
+  const sampled = await prepareForTracer(sample, kind, colorPrecision);
+  const growth = pixels / (sample.width * sample.height);
+  const boundaries = countBoundaries(sampled.rgba, sample.width, sample.height) * growth ** (1 / budget.boundaryExponent);
+  const regions = countRegions(sampled.rgba, sample.width, sample.height) * growth;
+  if (boundaries <= budget.boundaries && regions <= budget.regions) {
+    const prepared = sample === image ? sampled : await prepareForTracer(image, kind, colorPrecision);
+    return { ...prepared, width: image.width, height: image.height, dense: false };
   }
+  const scale = Math.min(1, (budget.boundaries / boundaries) ** budget.boundaryExponent, budget.regions / regions);
+  // One shrink is enough: a second would cost another palette pass for little gain.
+  const shrunk = await fitToPixels(image, Math.max(16_384, pixels * scale));
+  const prepared = await prepareForTracer(shrunk, kind, colorPrecision);
+  return { ...prepared, width: shrunk.width, height: shrunk.height, dense: scale < DENSE_BELOW_SCALE };
 }
 
 /** Line art: ink black, paper white (painted as a background when the source is opaque). */
@@ -186,7 +247,7 @@ export async function prepareForTracer(image: RgbaImage, kind: ImageKind, colorP
       return { rgba: binariseAlpha(image.rgba) };
     case 'photo':
     case 'logo': {
-      const colours = PALETTE_COLOURS[colorPrecision - 1] ?? 32;
+      const colours = PALETTE_COLOURS[kind === 'photo' ? 'photo' : 'other'][colorPrecision - 1] ?? 64;
       const quantised = await quantiseColours(image, colours);
       return { rgba: binariseAlpha(quantised.rgba) };
     }

@@ -34,28 +34,36 @@ export function decimalPlaces(pathPrecision: number, longSide: number): number {
 }
 
 /**
- * Speckle side used when filterSpeckle is 0 (automatic), in working pixels. Photos traced
- * downscaled get a finer filter: resampling has already averaged away most sensor and JPEG
- * noise. Upscaled line art never keeps specks under about one and a half source pixels.
+ * Speckle side used when filterSpeckle is 0 (automatic), in working pixels. Photos keep every
+ * patch: their texture is the picture, and the palette has already flattened sensor and JPEG
+ * noise (a 2×2 filter cost 0.01–0.12 SSIM on every corpus photo). Flat artwork loses its
+ * anti-aliasing specks, except when it had to be traced reduced for its detail (maps, charts):
+ * there a one-pixel patch is a symbol or a line. Upscaled line art never keeps specks under
+ * about one and a half source pixels.
  */
-export function automaticSpeckle(kind: ImageKind, workingScale: number): number {
+export function automaticSpeckle(kind: ImageKind, workingScale: number, dense: boolean): number {
   switch (kind) {
     case 'pixelart':
+    case 'photo':
       return 0;
     case 'logo':
-      return 2;
+      return dense ? 0 : 2;
     case 'sketch':
       return Math.max(2, Math.round(workingScale * 1.5));
-    case 'photo':
-      return workingScale >= 0.9 ? 5 : 3;
   }
 }
 
-export function resolveCurveMode(curveMode: CurveMode, kind: ImageKind): ResolvedCurveMode {
+/**
+ * curveMode auto. Pixel art stays pixel-exact, and so does dense artwork (a map or chart traced
+ * reduced because its detail exceeded the boundary budget): its buildings, lettering and hairlines
+ * are then a few working pixels, which polygon and spline fitting round away (on the corpus map,
+ * SSIM 0.87 as polygons, 0.94 pixel-exact). Photos get polygons: they fit the palette's ragged
+ * region edges with a third of the bytes of splines at the same fidelity. Other artwork and line
+ * art get splines.
+ */
+export function resolveCurveMode(curveMode: CurveMode, kind: ImageKind, dense: boolean): ResolvedCurveMode {
   if (curveMode !== 'auto') return curveMode;
-  // Photos: polygons fit the palette's ragged region edges with a third of the bytes of
-  // splines at the same fidelity; pixel art stays pixel-exact.
-  if (kind === 'pixelart') return 'none';
+  if (kind === 'pixelart' || (kind === 'logo' && dense)) return 'none';
   return kind === 'photo' ? 'polygon' : 'spline';
 }
 
@@ -70,6 +78,8 @@ export interface TraceSettings {
   curveMode: ResolvedCurveMode;
   /** Working pixels per original pixel (≤ 1). */
   workingScale: number;
+  /** Traced reduced because its detail exceeded the boundary budget (prepare.ts). */
+  dense: boolean;
 }
 
 /** The VTracer configuration for these params on this kind of picture. */
@@ -77,7 +87,7 @@ export function buildTracerConfig(params: TraceParams, settings: TraceSettings):
   // Automatic speckle is in working pixels, but never finer than one source pixel of upscaled line art.
   const speckle =
     params.filterSpeckle === 0
-      ? automaticSpeckle(settings.kind, settings.workingScale)
+      ? automaticSpeckle(settings.kind, settings.workingScale, settings.dense)
       : Math.max(1, Math.round(params.filterSpeckle * settings.workingScale));
   // Colour images arrive reduced to a palette (prepare.ts), pixel art with its own colours:
   // either way the tracer must keep every colour it is given.
