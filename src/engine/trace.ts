@@ -54,8 +54,8 @@ export function automaticSpeckle(kind: ImageKind, workingScale: number, dense: b
 }
 
 /**
- * curveMode auto. Pixel art stays pixel-exact, and so does dense artwork (a map or chart traced
- * reduced because its detail exceeded the boundary budget): its buildings, lettering and hairlines
+ * curveMode auto. Pixel art stays pixel-exact, and so does dense artwork (a map or chart,
+ * shrunk to under half its pixels to fit the tracer budget): its buildings, lettering and hairlines
  * are then a few working pixels, which polygon and spline fitting round away (on the corpus map,
  * SSIM 0.87 as polygons, 0.94 pixel-exact). Photos get polygons: they fit the palette's ragged
  * region edges with a third of the bytes of splines at the same fidelity. Other artwork and line
@@ -78,7 +78,7 @@ export interface TraceSettings {
   curveMode: ResolvedCurveMode;
   /** Working pixels per original pixel (≤ 1). */
   workingScale: number;
-  /** Traced reduced because its detail exceeded the boundary budget (prepare.ts). */
+  /** Shrunk to under half its pixels to fit the tracer budget (prepare.ts, PreparedImage.dense). */
   dense: boolean;
 }
 
