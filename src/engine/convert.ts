@@ -5,7 +5,7 @@ import { CLASSIFY_PIXELS, classifyImage, measureImage, type ImageKind, type Imag
 import { decodeImage, sniffFormat, type DecodedImage } from './decode.ts';
 import { enhanceInput, fitToBudget, fitToPixels, DECODE_PIXELS, prepareWithinBudget, resizeTo, sketchUpscaleFactor, WORKING_PIXELS } from './prepare.ts';
 import type { TraceParams } from './params.ts';
-import { countNodes, parseTracerSvg, writeSvgDocument } from './svg.ts';
+import { parseTracerSvg, writeSvgDocument } from './svg.ts';
 import { restoreOpacity } from './opacity.ts';
 import { buildTracerConfig, decimalPlaces, resolveCurveMode, runTracer } from './trace.ts';
 import { EngineError, type TraceRequest, type TraceResult } from './types.ts';
@@ -67,7 +67,7 @@ export async function convertImage(request: TraceRequest, options: ConvertOption
   // Line art is opaque ink by definition; colour shapes get their opacity back.
   if (kind !== 'sketch' && stats.partialAlphaShare > 0.005) restoreOpacity(shapes, await resizeTo(source, prepared.width, prepared.height));
 
-  const svg = writeSvgDocument(shapes, {
+  const { svg, nodeCount } = writeSvgDocument(shapes, {
     width: decoded.originalWidth,
     height: decoded.originalHeight,
     scaleX: decoded.originalWidth / prepared.width,
@@ -80,7 +80,7 @@ export async function convertImage(request: TraceRequest, options: ConvertOption
     svg,
     width: decoded.originalWidth,
     height: decoded.originalHeight,
-    nodeCount: countNodes(svg),
+    nodeCount,
     processingTimeMs: Math.round(performance.now() - started),
     chosen: { mode: kind, curveMode },
   };

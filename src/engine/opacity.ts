@@ -2,7 +2,7 @@
 // a glass highlight) gets its opacity back from the source alpha under it.
 
 import type { RgbaImage } from './prepare.ts';
-import type { TracedShape } from './svg.ts';
+import { shapeBox, type TracedShape } from './svg.ts';
 
 /** Samples per shape at most; the mean alpha needs no more. */
 const SAMPLES_PER_SHAPE = 4096;
@@ -11,28 +11,10 @@ const COLOUR_TOLERANCE = 48;
 /** Shapes this opaque are written opaque: anti-aliased edges alone lower the mean a little. */
 const OPAQUE_ABOVE = 0.9;
 
-function boundingBox(shape: TracedShape): { x0: number; y0: number; x1: number; y1: number } {
-  let x0 = Infinity;
-  let y0 = Infinity;
-  let x1 = -Infinity;
-  let y1 = -Infinity;
-  const include = (p: readonly [number, number]): void => {
-    x0 = Math.min(x0, p[0]);
-    y0 = Math.min(y0, p[1]);
-    x1 = Math.max(x1, p[0]);
-    y1 = Math.max(y1, p[1]);
-  };
-  for (const subpath of shape.subpaths) {
-    include(subpath.start);
-    for (const segment of subpath.segments) include(segment.to);
-  }
-  return { x0, y0, x1, y1 };
-}
-
 export function restoreOpacity(shapes: TracedShape[], image: RgbaImage): void {
   const { rgba, width, height } = image;
   for (const shape of shapes) {
-    const box = boundingBox(shape);
+    const box = shapeBox(shape);
     const x0 = Math.max(0, Math.floor(box.x0));
     const y0 = Math.max(0, Math.floor(box.y0));
     const x1 = Math.min(width, Math.ceil(box.x1));

@@ -4,22 +4,26 @@
 // Nothing from the input is copied verbatim except numbers and colours, so no script,
 // event attribute or external reference can reach the output.
 
-/** One filled shape in absolute working-resolution coordinates. */
+/** Steps of PathGeometry.commands. */
+export const PathCommand = { move: 0, line: 1, cubic: 2, close: 3 } as const;
+
+/**
+ * Subpaths in flat arrays, absolute working-resolution coordinates. No object per point or
+ * segment: tracer output runs to 10⁶ points, and allocating them cost more than parsing.
+ */
+export interface PathGeometry {
+  /** One PathCommand per step. */
+  commands: number[];
+  /** The points of each step, x then y: one for move and line, three (c1, c2, end) for cubic, none for close. */
+  coords: number[];
+}
+
+/** One filled shape; a shape joined with others of its colour holds several geometries. */
 export interface TracedShape {
   fill: { r: number; g: number; b: number };
   /** 0–1; omitted from the output when 1. */
   opacity: number;
-  subpaths: Subpath[];
-}
-
-export type Point = readonly [number, number];
-
-export type Segment = { kind: 'line'; to: Point } | { kind: 'cubic'; c1: Point; c2: Point; to: Point };
-
-export interface Subpath {
-  start: Point;
-  segments: Segment[];
-  closed: boolean;
+  paths: PathGeometry[];
 }
 
 const PATH_ELEMENT = /<path\b([^>]*)\/?>/g;
@@ -48,13 +52,13 @@ function parseHexColour(text: string): { r: number; g: number; b: number } | nul
   return null;
 }
 
-/** Distance from p to the segment a–b. */
-function distanceToSegment(p: Point, a: Point, b: Point): number {
-  const dx = b[0] - a[0];
-  const dy = b[1] - a[1];
+/** Distance from (px, py) to the segment (ax, ay)–(bx, by). */
+function distanceToSegment(px: number, py: number, ax: number, ay: number, bx: number, by: number): number {
+  const dx = bx - ax;
+  const dy = by - ay;
   const lengthSquared = dx * dx + dy * dy;
-  const t = lengthSquared === 0 ? 0 : Math.max(0, Math.min(1, ((p[0] - a[0]) * dx + (p[1] - a[1]) * dy) / lengthSquared));
-  return Math.hypot(p[0] - (a[0] + t * dx), p[1] - (a[1] + t * dy));
+  const t = lengthSquared === 0 ? 0 : Math.max(0, Math.min(1, ((px - ax) * dx + (py - ay) * dy) / lengthSquared));
+  return Math.hypot(px - (ax + t * dx), py - (ay + t * dy));
 }
 
 /** A read position in path data. */
@@ -119,10 +123,13 @@ function readNumber(scanner: Scanner): number {
  * reads digits in place, with no closures made per call: tracer output runs to megabytes and
  * 10⁵ paths, and a token array of strings costs more than the tracing.
  */
-export function parsePathData(d: string, offsetX: number, offsetY: number, straightTolerance = 0): Subpath[] {
-  const subpaths: Subpath[] = [];
+export function parsePathData(d: string, offsetX: number, offsetY: number, straightTolerance = 0): PathGeometry {
+  const commands: number[] = [];
+  const coords: number[] = [];
   const scanner: Scanner = { d, position: 0 };
-  let current: Subpath | null = null;
+  let open = false;
+  let penX = 0;
+  let penY = 0;
   let command = 0;
   while (true) {
     skipSeparators(scanner);
@@ -131,8 +138,8 @@ export function parsePathData(d: string, offsetX: number, offsetY: number, strai
     if ((code >= 65 && code <= 90) || (code >= 97 && code <= 122)) {
       scanner.position++;
       if (code === 90 || code === 122) {
-        if (current) current.closed = true;
-        current = null;
+        if (open) commands.push(PathCommand.close);
+        open = false;
         continue;
       }
       if (code !== 77 && code !== 76 && code !== 67) {
@@ -145,29 +152,39 @@ export function parsePathData(d: string, offsetX: number, offsetY: number, strai
     const x = readNumber(scanner) + offsetX;
     const y = readNumber(scanner) + offsetY;
     if (command === 77) {
-      current = { start: [x, y], segments: [], closed: false };
-      subpaths.push(current);
+      commands.push(PathCommand.move);
+      coords.push(x, y);
+      open = true;
       command = 76; // further pairs after a moveto are lines
-    } else if (!current) {
+    } else if (!open) {
       throw new Error('segment without a starting point');
     } else if (command === 76) {
-      current.segments.push({ kind: 'line', to: [x, y] });
+      commands.push(PathCommand.line);
+      coords.push(x, y);
     } else {
       const x2 = readNumber(scanner) + offsetX;
       const y2 = readNumber(scanner) + offsetY;
       const x3 = readNumber(scanner) + offsetX;
       const y3 = readNumber(scanner) + offsetY;
-      const from = current.segments.at(-1)?.to ?? current.start;
-      const to: Point = [x3, y3];
-      const c1: Point = [x, y];
-      const c2: Point = [x2, y2];
       // VTracer writes every straight run as a cubic, which costs bytes and reads as curves in editors.
       const straight =
-        distanceToSegment(c1, from, to) <= straightTolerance && distanceToSegment(c2, from, to) <= straightTolerance;
-      current.segments.push(straight ? { kind: 'line', to } : { kind: 'cubic', c1, c2, to });
+        distanceToSegment(x, y, penX, penY, x3, y3) <= straightTolerance &&
+        distanceToSegment(x2, y2, penX, penY, x3, y3) <= straightTolerance;
+      if (straight) {
+        commands.push(PathCommand.line);
+        coords.push(x3, y3);
+      } else {
+        commands.push(PathCommand.cubic);
+        coords.push(x, y, x2, y2, x3, y3);
+      }
+      penX = x3;
+      penY = y3;
+      continue;
     }
+    penX = x;
+    penY = y;
   }
-  return subpaths;
+  return { commands, coords };
 }
 
 /**
@@ -191,26 +208,10 @@ export function parseTracerSvg(svg: string, straightTolerance = 0): TracedShape[
       offsetX = Number(translate[1]);
       offsetY = Number(translate[2]);
     }
-    const subpaths = parsePathData(d, offsetX, offsetY, straightTolerance);
-    if (subpaths.length > 0) shapes.push({ fill, opacity: 1, subpaths });
+    const geometry = parsePathData(d, offsetX, offsetY, straightTolerance);
+    if (geometry.commands.length > 0) shapes.push({ fill, opacity: 1, paths: [geometry] });
   }
   return shapes;
-}
-
-/** Formats a fixed-point integer (value × 10^decimals) with the fewest characters. */
-function formatFixed(units: number, decimals: number): string {
-  if (units === 0) return '0';
-  let text: string;
-  if (decimals === 0) {
-    text = String(units);
-  } else {
-    const negative = units < 0;
-    const digits = String(Math.abs(units)).padStart(decimals + 1, '0');
-    const whole = digits.slice(0, digits.length - decimals);
-    const fraction = digits.slice(digits.length - decimals).replace(/0+$/, '');
-    text = (negative ? '-' : '') + (whole === '0' && fraction ? '' : whole) + (fraction ? `.${fraction}` : '');
-  }
-  return text;
 }
 
 export interface PathWriteOptions {
@@ -219,109 +220,222 @@ export interface PathWriteOptions {
   decimals: number;
 }
 
-/** Path data being written, and what the next token must be separated from. */
-interface PathText {
-  out: string;
+/**
+ * SVG text being written, as ASCII bytes: numbers are written digit by digit, with no string
+ * made per number (the output runs to 10⁶ numbers). Remembers what the next token must be
+ * separated from, and counts the nodes written.
+ */
+interface SvgText {
+  bytes: Buffer;
+  length: number;
   decimals: number;
-  command: string;
+  /** 10^decimals. */
+  unit: number;
+  command: number;
   afterNumber: boolean;
   lastHadDot: boolean;
+  nodes: number;
+}
+
+function createSvgText(decimals: number, capacity = 1 << 16): SvgText {
+  return {
+    bytes: Buffer.allocUnsafe(capacity),
+    length: 0,
+    decimals,
+    unit: 10 ** decimals,
+    command: -1,
+    afterNumber: false,
+    lastHadDot: false,
+    nodes: 0,
+  };
+}
+
+/** Makes room for this many more bytes. */
+function reserve(text: SvgText, bytes: number): void {
+  if (text.length + bytes <= text.bytes.length) return;
+  const grown = Buffer.allocUnsafe(Math.max(text.bytes.length * 2, text.length + bytes));
+  text.bytes.copy(grown, 0, 0, text.length);
+  text.bytes = grown;
+}
+
+function writeAscii(text: SvgText, ascii: string): void {
+  reserve(text, ascii.length);
+  text.length += text.bytes.write(ascii, text.length, 'latin1');
+}
+
+function writeByte(text: SvgText, byte: number): void {
+  reserve(text, 1);
+  text.bytes[text.length++] = byte;
+}
+
+/** Writes a non-negative integer, left-padded with zeros to at least minDigits. */
+function writeDigits(text: SvgText, value: number, minDigits: number): void {
+  let digits = 1;
+  for (let rest = value; rest >= 10; rest = Math.floor(rest / 10)) digits++;
+  digits = Math.max(digits, minDigits);
+  reserve(text, digits);
+  let rest = value;
+  for (let at = text.length + digits - 1; at >= text.length; at--) {
+    text.bytes[at] = 48 + (rest % 10);
+    rest = Math.floor(rest / 10);
+  }
+  text.length += digits;
 }
 
 /** Starts a command, leaving out a repeated letter (after m, implicit repeats mean l). */
-function writeCommand(text: PathText, command: string): void {
-  const implicit = text.out !== '' && (command === text.command || (command === 'l' && text.command === 'm'));
+function writeCommand(text: SvgText, command: number): void {
+  const implicit = command === text.command || (command === LOWER_L && text.command === LOWER_M);
   if (!implicit) {
-    text.out += command;
+    writeByte(text, command);
     text.afterNumber = false;
   }
   text.command = command;
 }
 
-/** Appends a number with only the separator SVG path grammar needs. */
-function writeNumber(text: PathText, units: number): void {
-  const number = formatFixed(units, text.decimals);
-  if (text.afterNumber) {
-    const first = number.charCodeAt(0);
-    // '-' separates by itself, and so does '.' after a number that already has one.
-    if (first !== 45 && !(first === 46 && text.lastHadDot)) text.out += ' ';
+const LOWER_C = 99;
+const LOWER_H = 104;
+const LOWER_L = 108;
+const LOWER_M = 109;
+const LOWER_V = 118;
+const LOWER_Z = 122;
+
+/**
+ * Appends a fixed-point integer (value × 10^decimals) with the fewest characters and only the
+ * separator SVG path grammar needs: '-' separates by itself, and so does '.' after a number
+ * that already has one.
+ */
+function writeNumber(text: SvgText, units: number): void {
+  const negative = units < 0;
+  const magnitude = Math.abs(units);
+  let whole = magnitude;
+  let fraction = 0;
+  let fractionDigits = 0;
+  if (text.decimals > 0 && magnitude !== 0) {
+    whole = Math.floor(magnitude / text.unit);
+    fraction = magnitude - whole * text.unit;
+    fractionDigits = text.decimals;
+    while (fraction !== 0 && fraction % 10 === 0) {
+      fraction /= 10;
+      fractionDigits--;
+    }
   }
-  text.out += number;
+  const startsWithDot = !negative && whole === 0 && fraction !== 0;
+  if (text.afterNumber && !negative && !(startsWithDot && text.lastHadDot)) writeByte(text, 32);
+  if (negative) writeByte(text, 45);
+  if (whole !== 0 || fraction === 0) writeDigits(text, whole, 1);
+  if (fraction !== 0) {
+    writeByte(text, 46);
+    writeDigits(text, fraction, fractionDigits);
+  }
   text.afterNumber = true;
-  text.lastHadDot = number.includes('.');
+  text.lastHadDot = fraction !== 0;
 }
 
 /**
  * Writes subpaths as compact relative path data. Coordinates are rounded in absolute
- * terms first, so relative steps never accumulate rounding drift.
+ * terms first, so relative steps never accumulate rounding drift. The pen starts at the
+ * origin: the first moveto is absolute by definition even when written as 'm'.
  */
-export function writePathData(subpaths: Subpath[], options: PathWriteOptions): string {
-  const unit = 10 ** options.decimals;
-  const sx = options.scaleX * unit;
-  const sy = options.scaleY * unit;
-  const text: PathText = { out: '', decimals: options.decimals, command: '', afterNumber: false, lastHadDot: false };
-  let penX = 0;
-  let penY = 0;
-  for (const subpath of subpaths) {
-    // A subpath without segments encloses nothing (the tracer emits these for single pixels).
-    if (subpath.segments.length === 0) continue;
-    const startX = Math.round(subpath.start[0] * sx);
-    const startY = Math.round(subpath.start[1] * sy);
-    // The first moveto is absolute by definition even when written as 'm' (the pen starts at 0,0).
-    writeCommand(text, 'm');
-    writeNumber(text, startX - penX);
-    writeNumber(text, startY - penY);
-    penX = startX;
-    penY = startY;
-    const last = subpath.segments.length - 1;
-    for (let index = 0; index <= last; index++) {
-      const segment = subpath.segments[index] as Segment;
-      const toX = Math.round(segment.to[0] * sx);
-      const toY = Math.round(segment.to[1] * sy);
-      const dx = toX - penX;
-      const dy = toY - penY;
-      if (segment.kind === 'line') {
-        // z draws the closing line itself.
-        if (subpath.closed && index === last && toX === startX && toY === startY) break;
-        if (dx === 0 && dy === 0) continue;
-        if (dy === 0) {
-          writeCommand(text, 'h');
-          writeNumber(text, dx);
-        } else if (dx === 0) {
-          writeCommand(text, 'v');
-          writeNumber(text, dy);
-        } else {
-          writeCommand(text, 'l');
-          writeNumber(text, dx);
-          writeNumber(text, dy);
-        }
-      } else {
-        writeCommand(text, 'c');
-        writeNumber(text, Math.round(segment.c1[0] * sx) - penX);
-        writeNumber(text, Math.round(segment.c1[1] * sy) - penY);
-        writeNumber(text, Math.round(segment.c2[0] * sx) - penX);
-        writeNumber(text, Math.round(segment.c2[1] * sy) - penY);
-        writeNumber(text, dx);
-        writeNumber(text, dy);
-      }
-      penX = toX;
-      penY = toY;
-    }
-    if (subpath.closed) {
-      text.out += 'z';
-      text.command = 'z';
+function writeGeometry(text: SvgText, geometry: PathGeometry, options: PathWriteOptions, pen: { x: number; y: number }): void {
+  const sx = options.scaleX * text.unit;
+  const sy = options.scaleY * text.unit;
+  const { commands, coords } = geometry;
+  let penX = pen.x;
+  let penY = pen.y;
+  let startX = 0;
+  let startY = 0;
+  let at = 0;
+  for (let index = 0; index < commands.length; index++) {
+    const command = commands[index] as number;
+    if (command === PathCommand.close) {
+      writeByte(text, LOWER_Z);
+      text.command = LOWER_Z;
       text.afterNumber = false;
       // After z the pen returns to the subpath start.
       penX = startX;
       penY = startY;
+      continue;
     }
+    if (command === PathCommand.move) {
+      const next = commands[index + 1];
+      // A subpath without segments encloses nothing (the tracer emits these for single pixels).
+      if (next === undefined || next === PathCommand.move || next === PathCommand.close) {
+        at += 2;
+        if (next === PathCommand.close) index++;
+        continue;
+      }
+      startX = Math.round((coords[at] as number) * sx);
+      startY = Math.round((coords[at + 1] as number) * sy);
+      at += 2;
+      writeCommand(text, LOWER_M);
+      writeNumber(text, startX - penX);
+      writeNumber(text, startY - penY);
+      text.nodes++;
+      penX = startX;
+      penY = startY;
+      continue;
+    }
+    if (command === PathCommand.line) {
+      const toX = Math.round((coords[at] as number) * sx);
+      const toY = Math.round((coords[at + 1] as number) * sy);
+      at += 2;
+      // z draws the closing line itself.
+      if (commands[index + 1] === PathCommand.close && toX === startX && toY === startY) continue;
+      const dx = toX - penX;
+      const dy = toY - penY;
+      if (dx === 0 && dy === 0) continue;
+      if (dy === 0) {
+        writeCommand(text, LOWER_H);
+        writeNumber(text, dx);
+      } else if (dx === 0) {
+        writeCommand(text, LOWER_V);
+        writeNumber(text, dy);
+      } else {
+        writeCommand(text, LOWER_L);
+        writeNumber(text, dx);
+        writeNumber(text, dy);
+      }
+      text.nodes++;
+      penX = toX;
+      penY = toY;
+      continue;
+    }
+    const toX = Math.round((coords[at + 4] as number) * sx);
+    const toY = Math.round((coords[at + 5] as number) * sy);
+    writeCommand(text, LOWER_C);
+    writeNumber(text, Math.round((coords[at] as number) * sx) - penX);
+    writeNumber(text, Math.round((coords[at + 1] as number) * sy) - penY);
+    writeNumber(text, Math.round((coords[at + 2] as number) * sx) - penX);
+    writeNumber(text, Math.round((coords[at + 3] as number) * sy) - penY);
+    writeNumber(text, toX - penX);
+    writeNumber(text, toY - penY);
+    text.nodes++;
+    at += 6;
+    penX = toX;
+    penY = toY;
   }
-  return text.out;
+  pen.x = penX;
+  pen.y = penY;
 }
 
-function hexColour({ r, g, b }: { r: number; g: number; b: number }): string {
-  return `#${[r, g, b].map((c) => Math.max(0, Math.min(255, Math.round(c))).toString(16).padStart(2, '0')).join('')}`;
+/** Path data of one shape's geometries, and its node count. */
+export function writePathData(paths: PathGeometry[], options: PathWriteOptions): { d: string; nodes: number } {
+  const text = createSvgText(options.decimals, 1024);
+  const pen = { x: 0, y: 0 };
+  for (const geometry of paths) writeGeometry(text, geometry, options, pen);
+  return { d: text.bytes.toString('latin1', 0, text.length), nodes: text.nodes };
 }
+
+function writeHexColour(text: SvgText, { r, g, b }: { r: number; g: number; b: number }): void {
+  writeByte(text, 35);
+  for (const channel of [r, g, b]) {
+    const value = Math.max(0, Math.min(255, Math.round(channel)));
+    writeByte(text, HEX_DIGITS.charCodeAt(value >> 4));
+    writeByte(text, HEX_DIGITS.charCodeAt(value & 15));
+  }
+}
+
+const HEX_DIGITS = '0123456789abcdef';
 
 export interface SvgDocumentOptions {
   /** Original pixel size: viewBox, width and height. */
@@ -342,23 +456,17 @@ interface Box {
   y1: number;
 }
 
-function includePoint(box: Box, p: Point): void {
-  if (p[0] < box.x0) box.x0 = p[0];
-  if (p[1] < box.y0) box.y0 = p[1];
-  if (p[0] > box.x1) box.x1 = p[0];
-  if (p[1] > box.y1) box.y1 = p[1];
-}
-
-function shapeBox(shape: TracedShape): Box {
+/** Bounding box of a shape's points, control points included (the curve lies within their hull). */
+export function shapeBox(shape: TracedShape): Box {
   const box: Box = { x0: Infinity, y0: Infinity, x1: -Infinity, y1: -Infinity };
-  for (const subpath of shape.subpaths) {
-    includePoint(box, subpath.start);
-    for (const segment of subpath.segments) {
-      if (segment.kind === 'cubic') {
-        includePoint(box, segment.c1);
-        includePoint(box, segment.c2);
-      }
-      includePoint(box, segment.to);
+  for (const { coords } of shape.paths) {
+    for (let at = 0; at + 1 < coords.length; at += 2) {
+      const x = coords[at] as number;
+      const y = coords[at + 1] as number;
+      if (x < box.x0) box.x0 = x;
+      if (y < box.y0) box.y0 = y;
+      if (x > box.x1) box.x1 = x;
+      if (y > box.y1) box.y1 = y;
     }
   }
   return box;
@@ -391,10 +499,12 @@ export function groupShapesByFill(shapes: TracedShape[]): TracedShape[] {
   const columns = Math.floor((extent.x1 - extent.x0) / cell) + 1;
   const rows = Math.floor((extent.y1 - extent.y0) / cell) + 1;
   const latestGroupAt = new Int32Array(columns * rows).fill(-1);
-  const latestGroupOf = new Map<string, number>();
+  const latestGroupOf = new Map<number, number>();
   const groups: TracedShape[] = [];
-  shapes.forEach((shape, index) => {
+  for (let index = 0; index < shapes.length; index++) {
+    const shape = shapes[index] as TracedShape;
     const box = boxes[index] as Box;
+    if (!Number.isFinite(box.x0)) continue;
     const c0 = Math.floor((box.x0 - extent.x0) / cell);
     const c1 = Math.floor((box.x1 - extent.x0) / cell);
     const r0 = Math.floor((box.y0 - extent.y0) / cell);
@@ -403,14 +513,15 @@ export function groupShapesByFill(shapes: TracedShape[]): TracedShape[] {
     for (let row = r0; row <= r1; row++) {
       for (let column = c0; column <= c1; column++) touched = Math.max(touched, latestGroupAt[row * columns + column] as number);
     }
-    const colour = `${shape.fill.r},${shape.fill.g},${shape.fill.b},${shape.opacity}`;
+    const { r, g, b } = shape.fill;
+    const colour = (((r << 16) | (g << 8) | b) >>> 0) * 1024 + Math.round(shape.opacity * 1000);
     let target = latestGroupOf.get(colour) ?? -1;
     if (target > touched) {
       const group = groups[target] as TracedShape;
-      for (const subpath of shape.subpaths) group.subpaths.push(subpath);
+      for (const geometry of shape.paths) group.paths.push(geometry);
     } else {
       target = groups.length;
-      groups.push({ fill: shape.fill, opacity: shape.opacity, subpaths: [...shape.subpaths] });
+      groups.push({ fill: shape.fill, opacity: shape.opacity, paths: [...shape.paths] });
       latestGroupOf.set(colour, target);
     }
     for (let row = r0; row <= r1; row++) {
@@ -419,27 +530,47 @@ export function groupShapesByFill(shapes: TracedShape[]): TracedShape[] {
         if ((latestGroupAt[at] as number) < target) latestGroupAt[at] = target;
       }
     }
-  });
+  }
   return groups;
 }
 
-/** Writes the contract's SVG document. */
-export function writeSvgDocument(shapes: TracedShape[], options: SvgDocumentOptions): string {
+/** Writes the contract's SVG document, counting the nodes (segment endpoints) it writes. */
+export function writeSvgDocument(shapes: TracedShape[], options: SvgDocumentOptions): { svg: string; nodeCount: number } {
   const { width, height } = options;
-  const parts: string[] = [
+  const text = createSvgText(options.decimals);
+  writeAscii(
+    text,
     `<svg xmlns="http://www.w3.org/2000/svg" version="1.1" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}">`,
-  ];
+  );
   if (options.background) {
-    parts.push(`<path d="M0 0H${width}V${height}H0z" fill="${hexColour(options.background)}"/>`);
+    writeAscii(text, `\n<path d="M0 0H${width}V${height}H0z" fill="`);
+    writeHexColour(text, options.background);
+    writeAscii(text, '"/>');
+    text.nodes += 4;
   }
   for (const shape of groupShapesByFill(shapes)) {
-    const d = writePathData(shape.subpaths, options);
-    if (d === '') continue;
-    const opacity = shape.opacity < 0.995 ? ` fill-opacity="${Math.round(shape.opacity * 1000) / 1000}"` : '';
-    parts.push(`<path d="${d}" fill="${hexColour(shape.fill)}"${opacity}/>`);
+    const element = text.length;
+    writeAscii(text, '\n<path d="');
+    const dStart = text.length;
+    const nodesBefore = text.nodes;
+    const pen = { x: 0, y: 0 };
+    text.command = -1;
+    text.afterNumber = false;
+    for (const geometry of shape.paths) writeGeometry(text, geometry, options, pen);
+    if (text.length === dStart) {
+      // Nothing enclosed: no element.
+      text.length = element;
+      text.nodes = nodesBefore;
+      continue;
+    }
+    writeAscii(text, '" fill="');
+    writeHexColour(text, shape.fill);
+    writeByte(text, 34);
+    if (shape.opacity < 0.995) writeAscii(text, ` fill-opacity="${Math.round(shape.opacity * 1000) / 1000}"`);
+    writeAscii(text, '/>');
   }
-  parts.push('</svg>');
-  return parts.join('\n');
+  writeAscii(text, '\n</svg>');
+  return { svg: text.bytes.toString('latin1', 0, text.length), nodeCount: text.nodes };
 }
 
 const ARGUMENTS_PER_SEGMENT: Record<string, number> = { m: 2, l: 2, h: 1, v: 1, c: 6, s: 4, q: 4, t: 2, a: 7, z: 0 };

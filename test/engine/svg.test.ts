@@ -6,6 +6,7 @@ import {
   countPathNodes,
   groupShapesByFill,
   parseTracerSvg,
+  PathCommand,
   writePathData,
   writeSvgDocument,
 } from '../../src/engine/svg.ts';
@@ -31,27 +32,41 @@ test('parseTracerSvg bakes translate into coordinates and reads the fill', () =>
   const [shape] = parseTracerSvg(tracer);
   assert.ok(shape);
   assert.deepEqual(shape.fill, { r: 0xfe, g: 0xf1, b: 0x15 });
-  assert.deepEqual(shape.subpaths[0]?.start, [2, 3]);
-  assert.deepEqual(shape.subpaths[0]?.segments.at(-1)?.to, [6, 7]);
-  assert.equal(shape.subpaths[0]?.closed, true);
+  const { move, line, close } = PathCommand;
+  assert.deepEqual(shape.paths, [{ commands: [move, line, line, close], coords: [2, 3, 6, 3, 6, 7] }]);
 });
 
 test('parseTracerSvg reads collinear cubics as lines and keeps real curves', () => {
   const tracer = '<svg><path d="M0 0 C22.11 0 44.22 0 67 0 C70 5 70 10 67 17 Z" fill="#000000"/></svg>';
-  const [subpath] = parseTracerSvg(tracer, 0.15)[0]?.subpaths ?? [];
-  assert.equal(subpath?.segments[0]?.kind, 'line');
-  assert.deepEqual(subpath?.segments[0]?.to, [67, 0]);
-  assert.equal(subpath?.segments[1]?.kind, 'cubic');
-  const [exact] = parseTracerSvg(tracer)[0]?.subpaths ?? [];
-  assert.equal(exact?.segments[0]?.kind, 'cubic', 'no tolerance: every cubic stays a cubic');
+  const { move, line, cubic, close } = PathCommand;
+  const [straightened] = parseTracerSvg(tracer, 0.15)[0]?.paths ?? [];
+  assert.deepEqual(straightened, { commands: [move, line, cubic, close], coords: [0, 0, 67, 0, 70, 5, 70, 10, 67, 17] });
+  const [exact] = parseTracerSvg(tracer)[0]?.paths ?? [];
+  assert.deepEqual(exact?.commands, [move, cubic, cubic, close], 'no tolerance: every cubic stays a cubic');
 });
 
 test('writePathData scales, rounds in absolute terms and writes compact relative commands', () => {
   const [shape] = parseTracerSvg('<svg><path d="M1 1 L3 1 L3 3 L1 3 Z M5 5 L6 6 Z" fill="#000000"/></svg>');
   assert.ok(shape);
-  const d = writePathData(shape.subpaths, { scaleX: 2, scaleY: 2, decimals: 1 });
+  const { d, nodes } = writePathData(shape.paths, { scaleX: 2, scaleY: 2, decimals: 1 });
   assert.equal(d, 'm2 2h4v4h-4zm8 8 2 2z');
+  assert.equal(nodes, 6);
   assert.equal(countPathNodes(d), 6);
+});
+
+test('writePathData writes the fewest characters: no leading zero, separators only where needed', () => {
+  const [shape] = parseTracerSvg('<svg><path d="M0.25 0.5 L-1.75 0.5 L0.125 3 C0.5 0.5 1 2 3 3" fill="#000000"/></svg>');
+  assert.ok(shape);
+  const { d, nodes } = writePathData(shape.paths, { scaleX: 1, scaleY: 1, decimals: 2 });
+  // '-' and a second '.' separate numbers by themselves; trailing zeros are dropped.
+  assert.equal(d, 'm.25.5h-2l1.88 2.5c.37-2.5.87-1 2.87 0');
+  assert.equal(nodes, countPathNodes(d));
+});
+
+test('writePathData leaves out subpaths that enclose nothing and lines that z draws', () => {
+  const [shape] = parseTracerSvg('<svg><path d="M4 4 Z M0 0 L2 0 L2 2 L0 0 Z M9 9" fill="#000000"/></svg>');
+  assert.ok(shape);
+  assert.deepEqual(writePathData(shape.paths, { scaleX: 1, scaleY: 1, decimals: 0 }), { d: 'm0 0h2v2z', nodes: 3 });
 });
 
 test('writeSvgDocument writes SVG 1.1 with viewBox at the original size and lowercase fills', () => {
@@ -59,7 +74,16 @@ test('writeSvgDocument writes SVG 1.1 with viewBox at the original size and lowe
   const first = shapes[0];
   assert.ok(first);
   first.opacity = 0.5;
-  const svg = writeSvgDocument(shapes, { width: 300, height: 200, scaleX: 3, scaleY: 2, decimals: 0 });
+  const { svg, nodeCount } = writeSvgDocument(shapes, {
+    width: 300,
+    height: 200,
+    scaleX: 3,
+    scaleY: 2,
+    decimals: 0,
+    background: { r: 255, g: 255, b: 255 },
+  });
+  assert.equal(nodeCount, countNodes(svg));
+  assert.match(svg, /<path d="M0 0H300V200H0z" fill="#ffffff"\/>/);
   assert.match(svg, /^<svg xmlns="http:\/\/www.w3.org\/2000\/svg" version="1.1" viewBox="0 0 300 200" width="300" height="200">/);
   assert.match(svg, /fill="#aabbcc" fill-opacity="0.5"/);
   assert.doesNotMatch(svg, /<!--|transform=/);
@@ -86,7 +110,7 @@ test('groupShapesByFill joins same-coloured shapes only where paint order allows
   );
   const grouped = groupShapesByFill(shapes);
   assert.deepEqual(
-    grouped.map((shape) => [shape.fill.r, shape.fill.g, shape.fill.b, shape.subpaths.length]),
+    grouped.map((shape) => [shape.fill.r, shape.fill.g, shape.fill.b, shape.paths.length]),
     [
       [255, 0, 0, 2],
       [0, 255, 0, 1],
