@@ -28,8 +28,16 @@ export function reducePalette(rgba: Buffer, colours: number): Buffer {
   const indexOf = new Map<number, number>();
   const entries: PaletteEntry[] = [];
   const pixelIndex = new Uint16Array(rgba.length / 4);
+  let lastKey = -1;
+  let lastIndex = 0;
   for (let p = 0; p < pixelIndex.length; p++) {
     const key = rgba.readUInt32LE(p * 4);
+    // Neighbouring pixels mostly share a colour: skip the lookup.
+    if (key === lastKey) {
+      (entries[lastIndex] as PaletteEntry).weight++;
+      pixelIndex[p] = lastIndex;
+      continue;
+    }
     let index = indexOf.get(key);
     if (index === undefined) {
       index = entries.length;
@@ -40,6 +48,8 @@ export function reducePalette(rgba: Buffer, colours: number): Buffer {
     }
     (entries[index] as PaletteEntry).weight++;
     pixelIndex[p] = index;
+    lastKey = key;
+    lastIndex = index;
   }
   let standing = entries.length;
   while (standing > colours) {
@@ -84,6 +94,87 @@ export function reducePalette(rgba: Buffer, colours: number): Buffer {
     out[o + 1] = Math.round(entry.g);
     out[o + 2] = Math.round(entry.b);
     out[o + 3] = Math.round(entry.a);
+  }
+  return out;
+}
+
+/** Pixels as one little-endian RGBA word each (r in the low byte). */
+function pixelWords(rgba: Buffer): Uint32Array {
+  return new Uint32Array(rgba.buffer, rgba.byteOffset, rgba.length / 4);
+}
+
+/** The distinct RGBA values of an image with few colours (a quantised one), as pixel words. */
+export function paletteOf(rgba: Buffer): Uint32Array {
+  const seen = new Set<number>();
+  let last = -1;
+  for (const word of pixelWords(rgba)) {
+    if (word === last) continue;
+    seen.add(word);
+    last = word;
+  }
+  return Uint32Array.from(seen);
+}
+
+/**
+ * Maps every pixel onto the nearest palette colour (RGB distance, alpha weighted as in
+ * reducePalette), without dithering. Reuses a palette found on another size of the same image:
+ * a second quantisation would cost more and pick nearly the same colours.
+ */
+export function mapToPalette(rgba: Buffer, palette: Uint32Array): Buffer {
+  if (palette.length === 0) throw new Error('mapToPalette: empty palette');
+  const size = palette.length;
+  const red = new Int32Array(size);
+  const green = new Int32Array(size);
+  const blue = new Int32Array(size);
+  const alpha = new Int32Array(size);
+  for (let i = 0; i < size; i++) {
+    const word = palette[i] as number;
+    red[i] = word & 255;
+    green[i] = (word >>> 8) & 255;
+    blue[i] = (word >>> 16) & 255;
+    alpha[i] = (word >>> 24) * ALPHA_WEIGHT;
+  }
+  const out = Buffer.allocUnsafe(rgba.length);
+  const source = pixelWords(rgba);
+  const target = pixelWords(out);
+  // Nearest entry per colour cell: 6 bits per colour channel and 2 of alpha, a tenth of the
+  // distinct colours of a photo. Searched once per cell, for the first pixel that falls in it.
+  const nearestInCell = new Int32Array(1 << 20).fill(-1);
+  let lastWord = -1;
+  let lastNearest = 0;
+  for (let p = 0; p < source.length; p++) {
+    const word = source[p] as number;
+    if (word === lastWord) {
+      target[p] = lastNearest;
+      continue;
+    }
+    const cell = ((word >>> 2) & 0x3f) | ((word >>> 4) & 0xfc0) | ((word >>> 6) & 0x3f000) | ((word >>> 12) & 0xc0000);
+    let index = nearestInCell[cell] as number;
+    if (index === -1) {
+      const r = word & 255;
+      const g = (word >>> 8) & 255;
+      const b = (word >>> 16) & 255;
+      const a = (word >>> 24) * ALPHA_WEIGHT;
+      let best = Infinity;
+      let bestIndex = 0;
+      for (let i = 0; i < size; i++) {
+        const dr = r - (red[i] as number);
+        const dg = g - (green[i] as number);
+        const db = b - (blue[i] as number);
+        const da = a - (alpha[i] as number);
+        const distance = dr * dr + dg * dg + db * db + da * da;
+        if (distance < best) {
+          best = distance;
+          bestIndex = i;
+        }
+      }
+      index = bestIndex;
+      nearestInCell[cell] = index;
+    }
+    const nearest = palette[index] as number;
+    target[p] = nearest;
+    lastWord = word;
+    lastNearest = nearest;
   }
   return out;
 }

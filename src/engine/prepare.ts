@@ -5,7 +5,7 @@
 import sharp, { type Sharp } from 'sharp';
 import type { ImageKind } from './classify.ts';
 import { workingSize } from './decode.ts';
-import { reducePalette } from './palette.ts';
+import { mapToPalette, paletteOf, reducePalette } from './palette.ts';
 import { binariseAlpha, binariseInk, binariseInkUpscaled, otsuThreshold } from './trace.ts';
 
 export interface RgbaImage {
@@ -119,6 +119,8 @@ export interface PreparedPixels {
   rgba: Buffer;
   /** Paper painted under the traced ink, for opaque line art. */
   background?: { r: number; g: number; b: number };
+  /** The colours a colour image was reduced to, for another size of the same image. */
+  palette?: Uint32Array;
 }
 
 /**
@@ -205,7 +207,7 @@ export async function prepareWithinBudget(
   const budget = TRACER_BUDGET[kind];
   if (!budget) return { ...(await prepareForTracer(image, kind, colorPrecision)), width: image.width, height: image.height, dense: false };
   // A large image is measured on a quarter-size copy first: a palette pass over 2 MP costs more
-  // than the measuring saves. Regions are extrapolated with the area (an overestimate for flat
+  // than the measuring saves. The palette found there serves the size traced. Regions are extrapolated with the area (an overestimate for flat
   // artwork, whose small features merge when it shrinks), boundaries with the budget's exponent.
   const pixels = image.width * image.height;
   const sample = pixels > 2 * BUDGET_SAMPLE_PIXELS ? await fitToPixels(image, BUDGET_SAMPLE_PIXELS) : image;
@@ -214,13 +216,13 @@ export async function prepareWithinBudget(
   const boundaries = countBoundaries(sampled.rgba, sample.width, sample.height) * growth ** (1 / budget.boundaryExponent);
   const regions = countRegions(sampled.rgba, sample.width, sample.height) * growth;
   if (boundaries <= budget.boundaries && regions <= budget.regions) {
-    const prepared = sample === image ? sampled : await prepareForTracer(image, kind, colorPrecision);
+    const prepared = sample === image ? sampled : await prepareForTracer(image, kind, colorPrecision, sampled.palette);
     return { ...prepared, width: image.width, height: image.height, dense: false };
   }
   const scale = Math.min(1, (budget.boundaries / boundaries) ** budget.boundaryExponent, budget.regions / regions);
-  // One shrink is enough: a second would cost another palette pass for little gain.
+  // One shrink is enough: a second would cost another measuring pass for little gain.
   const shrunk = await fitToPixels(image, Math.max(16_384, pixels * scale));
-  const prepared = await prepareForTracer(shrunk, kind, colorPrecision);
+  const prepared = await prepareForTracer(shrunk, kind, colorPrecision, sampled.palette);
   return { ...prepared, width: shrunk.width, height: shrunk.height, dense: scale < DENSE_BELOW_SCALE };
 }
 
@@ -239,7 +241,13 @@ function prepareLineArt(image: RgbaImage, upscale: number): PreparedPixels {
   };
 }
 
-export async function prepareForTracer(image: RgbaImage, kind: ImageKind, colorPrecision: number): Promise<PreparedPixels> {
+/** A colour image is reduced to `palette` when given (found on another size of it), else to a palette of its own. */
+export async function prepareForTracer(
+  image: RgbaImage,
+  kind: ImageKind,
+  colorPrecision: number,
+  palette?: Uint32Array,
+): Promise<PreparedPixels> {
   switch (kind) {
     case 'sketch':
       return prepareLineArt(image, 1);
@@ -248,8 +256,8 @@ export async function prepareForTracer(image: RgbaImage, kind: ImageKind, colorP
     case 'photo':
     case 'logo': {
       const colours = PALETTE_COLOURS[kind === 'photo' ? 'photo' : 'other'][colorPrecision - 1] ?? 64;
-      const quantised = await quantiseColours(image, colours);
-      return { rgba: binariseAlpha(quantised.rgba) };
+      const quantised = palette ? mapToPalette(image.rgba, palette) : (await quantiseColours(image, colours)).rgba;
+      return { rgba: binariseAlpha(quantised), palette: palette ?? paletteOf(quantised) };
     }
   }
 }

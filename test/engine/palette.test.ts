@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { reducePalette } from '../../src/engine/palette.ts';
+import { mapToPalette, paletteOf, reducePalette } from '../../src/engine/palette.ts';
 
 function image(pixels: [number, number, number, number][]): Buffer {
   return Buffer.from(pixels.flat());
@@ -39,4 +39,35 @@ test('reducePalette keeps transparent and opaque pixels apart', () => {
   assert.equal(reduced[3], 0, 'transparent stays transparent');
   assert.equal(reduced[7], 255);
   assert.equal(reduced.readUInt32LE(8), reduced.readUInt32LE(12));
+});
+
+test('paletteOf lists each colour of a quantised image once', () => {
+  const source = image([
+    [1, 2, 3, 255],
+    [1, 2, 3, 255],
+    [9, 9, 9, 0],
+    [1, 2, 3, 255],
+  ]);
+  assert.deepEqual([...paletteOf(source)].sort(), [...distinct(source)].sort());
+  assert.equal(paletteOf(source).length, 2);
+});
+
+test('mapToPalette maps each pixel onto the nearest palette colour, alpha included', () => {
+  const palette = paletteOf(
+    image([
+      [255, 0, 0, 255],
+      [0, 0, 255, 255],
+      [0, 0, 0, 0],
+    ]),
+  );
+  const mapped = mapToPalette(
+    image([
+      [240, 20, 10, 255],
+      [30, 10, 200, 255],
+      [250, 0, 0, 10],
+      [0, 0, 250, 250],
+    ]),
+    palette,
+  );
+  assert.deepEqual([...mapped], [255, 0, 0, 255, 0, 0, 255, 255, 0, 0, 0, 0, 0, 0, 255, 255]);
 });
