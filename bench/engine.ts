@@ -6,6 +6,7 @@
 //   npm run bench -- --only photo images whose path contains "photo", no docs written
 //   npm run bench -- --dir PATH   a held-out set laid out like the corpus (one folder per kind);
 //                                 its targets go to the `heldout` section of docs/benchmarks.md
+//                                 (bash bench/heldout-set.sh PATH assembles the one measured there)
 //
 // Baselines (VTracer at full resolution takes minutes on the largest images) are cached in
 // bench/.cache, keyed by file and configuration; delete the folder to measure them again.
@@ -426,8 +427,9 @@ function writeHeldOutSection(rows: Row[], targets: ReturnType<typeof evaluateTar
   const section = [
     '## Held-out images (`npm run bench -- --dir PATH`)',
     '',
-    `Run on ${new Date().toISOString().slice(0, 10)} on ${rows.length} images that are not in the corpus, found on this`,
-    'machine: ' + [...new Set(rows.map((r) => r.category))].sort().map((c) => `${c} ${rows.filter((r) => r.category === c).length}`).join(', ') + '.',
+    `Run on ${new Date().toISOString().slice(0, 10)} on ${rows.length} images that are not in the corpus, assembled by`,
+    '`bench/heldout-set.sh` from files on this machine (icon themes; Rust, Python and Google Cloud SDK',
+    'documentation): ' + [...new Set(rows.map((r) => r.category))].sort().map((c) => `${c} ${rows.filter((r) => r.category === c).length}`).join(', ') + '.',
     '',
     '| target | figures | met |',
     '|---|---|---|',
