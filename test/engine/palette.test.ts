@@ -71,3 +71,34 @@ test('mapToPalette maps each pixel onto the nearest palette colour, alpha includ
   );
   assert.deepEqual([...mapped], [255, 0, 0, 255, 0, 0, 255, 255, 0, 0, 0, 0, 0, 0, 255, 255]);
 });
+
+test('mapToPalette finds the exact nearest colour, as a search over the whole palette would', () => {
+  // A fixed pseudo-random sequence: near-identical palette colours make the colour cells' candidate lists matter.
+  let seed = 7;
+  const next = (): number => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed >> 8;
+  };
+  const paletteImage = Buffer.alloc(64 * 4);
+  for (let i = 0; i < paletteImage.length; i++) paletteImage[i] = i % 4 === 3 ? [0, 255, 255, 128][next() % 4] ?? 255 : 96 + (next() % 64);
+  const palette = paletteOf(paletteImage);
+  const pixels = Buffer.alloc(20_000 * 4);
+  for (let i = 0; i < pixels.length; i++) pixels[i] = i % 4 === 3 ? [0, 255, 255, 200][next() % 4] ?? 255 : 80 + (next() % 96);
+  const mapped = mapToPalette(pixels, palette);
+  for (let p = 0; p < pixels.length; p += 4) {
+    let best = Infinity;
+    let nearest = 0;
+    for (const word of palette) {
+      const dr = (pixels[p] as number) - (word & 255);
+      const dg = (pixels[p + 1] as number) - ((word >>> 8) & 255);
+      const db = (pixels[p + 2] as number) - ((word >>> 16) & 255);
+      const da = ((pixels[p + 3] as number) - (word >>> 24)) * 4;
+      const distance = dr * dr + dg * dg + db * db + da * da;
+      if (distance < best) {
+        best = distance;
+        nearest = word;
+      }
+    }
+    assert.equal(mapped.readUInt32LE(p), nearest, `pixel ${p / 4}`);
+  }
+});
