@@ -46,7 +46,7 @@ export async function convertImage(request: TraceRequest, options: ConvertOption
   const native = decoded.width === decoded.originalWidth;
   const sketchUpscale = kind === 'sketch' && native ? sketchUpscaleFactor(working.width * working.height) : 1;
   const source = request.params.inputEnhance ? await enhanceInput(working, kind) : working;
-  const prepared = await prepareWithinBudget(source, kind, request.params.colorPrecision, sketchUpscale);
+  const prepared = await prepareWithinBudget(source, kind, request.params.colorPrecision, sketchUpscale, request.params.inputEnhance);
   const workingScale = prepared.width / decoded.originalWidth;
   const curveMode = resolveCurveMode(request.params.curveMode, kind, prepared.dense);
   const config = buildTracerConfig(request.params, { kind, curveMode, workingScale, dense: prepared.dense });

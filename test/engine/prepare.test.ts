@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { countBoundaries, countRegions } from '../../src/engine/prepare.ts';
+import { countBoundaries, countRegions, mergeSpecks } from '../../src/engine/prepare.ts';
 
 /** An RGBA image from rows of letters, one colour per letter. */
 function image(rows: string[]): { rgba: Buffer; width: number; height: number } {
@@ -26,4 +26,20 @@ test('countBoundaries counts pixels whose right or lower neighbour differs', () 
   const picture = image(['aab', 'aab', 'ccc']);
   // Inner pixels (2×2 block): (0,0) same right and below; (1,0) right differs; (0,1) below differs; (1,1) both differ.
   assert.equal(countBoundaries(picture.rgba, picture.width, picture.height), 3);
+});
+
+/** The image back as rows of letters. */
+function rows(rgba: Buffer, width: number): string[] {
+  const letters: string[] = [];
+  for (let i = 0; i < rgba.length; i += 4) letters.push(String.fromCharCode(rgba.readUInt32LE(i) & 0xff));
+  return Array.from({ length: letters.length / width }, (_, y) => letters.slice(y * width, (y + 1) * width).join(''));
+}
+
+test('mergeSpecks gives specks the nearest colour around them and keeps larger areas', () => {
+  // 'b' (98) is a lone pixel between 'a' (97) and 'z' (122): it joins 'a'. The 'yy' pair joins
+  // its neighbour 'z' at speck size 2 and stays at 1; the 3-pixel 'ccc' always stays.
+  const { rgba, width, height } = image(['aaaazzzz', 'aabazzyy', 'aaaazzzz', 'cccazzzz']);
+  assert.deepEqual(rows(mergeSpecks(rgba, width, height, 1), width), ['aaaazzzz', 'aaaazzyy', 'aaaazzzz', 'cccazzzz']);
+  assert.deepEqual(rows(mergeSpecks(rgba, width, height, 2), width), ['aaaazzzz', 'aaaazzzz', 'aaaazzzz', 'cccazzzz']);
+  assert.equal(countRegions(mergeSpecks(rgba, width, height, 2), width, height), 3);
 });
