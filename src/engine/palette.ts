@@ -131,8 +131,17 @@ export function reducePalette(rgba: Buffer, colours: number): Buffer {
 }
 
 /** Pixels as one little-endian RGBA word each (r in the low byte). */
-function pixelWords(rgba: Buffer): Uint32Array {
+export function pixelWords(rgba: Buffer): Uint32Array {
   return new Uint32Array(rgba.buffer, rgba.byteOffset, rgba.length / 4);
+}
+
+/** Squared distance between two pixel words, alpha weighted as in reducePalette. */
+export function colourDistance(x: number, y: number): number {
+  const dr = (x & 255) - (y & 255);
+  const dg = ((x >>> 8) & 255) - ((y >>> 8) & 255);
+  const db = ((x >>> 16) & 255) - ((y >>> 16) & 255);
+  const da = ((x >>> 24) - (y >>> 24)) * ALPHA_WEIGHT;
+  return dr * dr + dg * dg + db * db + da * da;
 }
 
 /** The distinct RGBA values of an image with few colours (a quantised one), as pixel words. */

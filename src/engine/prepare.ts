@@ -5,7 +5,7 @@
 import sharp, { type Sharp } from 'sharp';
 import type { ImageKind } from './classify.ts';
 import { workingSize } from './decode.ts';
-import { mapToPalette, paletteOf, reducePalette } from './palette.ts';
+import { colourDistance, mapToPalette, paletteOf, pixelWords, reducePalette } from './palette.ts';
 import { binariseAlpha, binariseInk, binariseInkUpscaled, otsuThreshold } from './trace.ts';
 
 export interface RgbaImage {
@@ -159,7 +159,7 @@ export function countBoundaries(rgba: Buffer, width: number, height: number): nu
 
 /** Each pixel's region, as the index of one pixel of it: 4-connected areas of one exact RGBA value (union–find). */
 function regionRoots(rgba: Buffer, width: number, height: number): Int32Array {
-  const pixels = new Uint32Array(rgba.buffer, rgba.byteOffset, width * height);
+  const pixels = pixelWords(rgba);
   const parent = new Int32Array(width * height);
   for (let i = 0; i < parent.length; i++) parent[i] = i;
   const root = (start: number): number => {
@@ -225,25 +225,21 @@ export async function prepareWithinBudget(
   const budget = TRACER_BUDGET[kind];
   if (!budget) return { ...(await prepareForTracer(image, kind, colorPrecision)), width: image.width, height: image.height, dense: false };
   // A large image is measured on a quarter-size copy first: a palette pass over 2 MP costs more
-  // than the measuring saves. The palette found there serves the size traced. Regions are extrapolated with the area (an overestimate for flat
-  // artwork, whose small features merge when it shrinks), boundaries with the budget's exponent.
+  // than the measuring saves, and the palette found there serves the size traced. Regions are
+  // extrapolated with the area (an overestimate for flat artwork, whose small features merge
+  // when it shrinks), boundaries with the budget's exponent.
   const pixels = image.width * image.height;
   const sample = pixels > 2 * BUDGET_SAMPLE_PIXELS ? await fitToPixels(image, BUDGET_SAMPLE_PIXELS) : image;
   const sampled = await prepareForTracer(sample, kind, colorPrecision);
   const growth = pixels / (sample.width * sample.height);
   const boundaries = countBoundaries(sampled.rgba, sample.width, sample.height) * growth ** (1 / budget.boundaryExponent);
   const regions = countRegions(sampled.rgba, sample.width, sample.height) * growth;
-  if (boundaries <= budget.boundaries && regions <= budget.regions) {
-    const prepared = sample === image ? sampled : await prepareForTracer(image, kind, colorPrecision, sampled.palette);
-    const rgba = despeckle ? mergeSpecks(prepared.rgba, image.width, image.height, SPECK_PIXELS) : prepared.rgba;
-    return { ...prepared, rgba, width: image.width, height: image.height, dense: false };
-  }
   const scale = Math.min(1, (budget.boundaries / boundaries) ** budget.boundaryExponent, budget.regions / regions);
   // One shrink is enough: a second would cost another measuring pass for little gain.
-  const shrunk = await fitToPixels(image, Math.max(16_384, pixels * scale));
-  const prepared = await prepareForTracer(shrunk, kind, colorPrecision, sampled.palette);
-  const rgba = despeckle ? mergeSpecks(prepared.rgba, shrunk.width, shrunk.height, SPECK_PIXELS) : prepared.rgba;
-  return { ...prepared, rgba, width: shrunk.width, height: shrunk.height, dense: scale < DENSE_BELOW_SCALE };
+  const traced = scale < 1 ? await fitToPixels(image, Math.max(16_384, pixels * scale)) : image;
+  const prepared = traced === sample ? sampled : await prepareForTracer(traced, kind, colorPrecision, sampled.palette);
+  const rgba = despeckle ? mergeSpecks(prepared.rgba, traced.width, traced.height, SPECK_PIXELS) : prepared.rgba;
+  return { ...prepared, rgba, width: traced.width, height: traced.height, dense: scale < DENSE_BELOW_SCALE };
 }
 
 /** Line art: ink black, paper white (painted as a background when the source is opaque). */
@@ -289,12 +285,12 @@ export async function prepareForTracer(
  * they are sensor and JPEG noise more than detail.
  */
 export function mergeSpecks(rgba: Buffer, width: number, height: number, maxPixels: number): Buffer {
-  const source = new Uint32Array(rgba.buffer, rgba.byteOffset, width * height);
+  const source = pixelWords(rgba);
   const roots = regionRoots(rgba, width, height);
   const size = new Int32Array(width * height);
   for (const root of roots) size[root] = (size[root] as number) + 1;
   const out = Buffer.from(rgba);
-  const target = new Uint32Array(out.buffer, out.byteOffset, width * height);
+  const target = pixelWords(out);
   for (let y = 0; y < height; y++) {
     for (let x = 0; x < width; x++) {
       const i = y * width + x;
@@ -305,11 +301,7 @@ export function mergeSpecks(rgba: Buffer, width: number, height: number, maxPixe
       for (const n of [x > 0 ? i - 1 : -1, x + 1 < width ? i + 1 : -1, y > 0 ? i - width : -1, y + 1 < height ? i + width : -1]) {
         if (n < 0 || roots[n] === own) continue;
         const word = source[n] as number;
-        const dr = (word & 255) - (here & 255);
-        const dg = ((word >>> 8) & 255) - ((here >>> 8) & 255);
-        const db = ((word >>> 16) & 255) - ((here >>> 16) & 255);
-        const da = (word >>> 24) - (here >>> 24);
-        const distance = dr * dr + dg * dg + db * db + 16 * da * da;
+        const distance = colourDistance(word, here);
         if (distance < best) {
           best = distance;
           target[i] = word;

@@ -234,6 +234,9 @@ interface SvgText {
   command: number;
   afterNumber: boolean;
   lastHadDot: boolean;
+  /** Where the last segment ended, in rounded units: relative coordinates start from here. */
+  penX: number;
+  penY: number;
   nodes: number;
 }
 
@@ -246,6 +249,8 @@ function createSvgText(decimals: number, capacity = 1 << 16): SvgText {
     command: -1,
     afterNumber: false,
     lastHadDot: false,
+    penX: 0,
+    penY: 0,
     nodes: 0,
   };
 }
@@ -333,15 +338,14 @@ function writeNumber(text: SvgText, units: number): void {
 
 /**
  * Writes subpaths as compact relative path data. Coordinates are rounded in absolute
- * terms first, so relative steps never accumulate rounding drift. The pen starts at the
- * origin: the first moveto is absolute by definition even when written as 'm'.
+ * terms first, so relative steps never accumulate rounding drift.
  */
-function writeGeometry(text: SvgText, geometry: PathGeometry, options: PathWriteOptions, pen: { x: number; y: number }): void {
+function writeGeometry(text: SvgText, geometry: PathGeometry, options: PathWriteOptions): void {
   const sx = options.scaleX * text.unit;
   const sy = options.scaleY * text.unit;
   const { commands, coords } = geometry;
-  let penX = pen.x;
-  let penY = pen.y;
+  let penX = text.penX;
+  let penY = text.penY;
   let startX = 0;
   let startY = 0;
   let at = 0;
@@ -414,15 +418,26 @@ function writeGeometry(text: SvgText, geometry: PathGeometry, options: PathWrite
     penX = toX;
     penY = toY;
   }
-  pen.x = penX;
-  pen.y = penY;
+  text.penX = penX;
+  text.penY = penY;
+}
+
+/**
+ * One path element's data. The pen starts at the origin (the first moveto is absolute by
+ * definition even when written as 'm') and the first command is always written.
+ */
+function writeShapeData(text: SvgText, paths: PathGeometry[], options: PathWriteOptions): void {
+  text.command = -1;
+  text.afterNumber = false;
+  text.penX = 0;
+  text.penY = 0;
+  for (const geometry of paths) writeGeometry(text, geometry, options);
 }
 
 /** Path data of one shape's geometries, and its node count. */
 export function writePathData(paths: PathGeometry[], options: PathWriteOptions): { d: string; nodes: number } {
   const text = createSvgText(options.decimals, 1024);
-  const pen = { x: 0, y: 0 };
-  for (const geometry of paths) writeGeometry(text, geometry, options, pen);
+  writeShapeData(text, paths, options);
   return { d: text.bytes.toString('latin1', 0, text.length), nodes: text.nodes };
 }
 
@@ -553,10 +568,7 @@ export function writeSvgDocument(shapes: TracedShape[], options: SvgDocumentOpti
     writeAscii(text, '\n<path d="');
     const dStart = text.length;
     const nodesBefore = text.nodes;
-    const pen = { x: 0, y: 0 };
-    text.command = -1;
-    text.afterNumber = false;
-    for (const geometry of shape.paths) writeGeometry(text, geometry, options, pen);
+    writeShapeData(text, shape.paths, options);
     if (text.length === dStart) {
       // Nothing enclosed: no element.
       text.length = element;
