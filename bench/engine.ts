@@ -23,7 +23,7 @@ import { Resvg } from '@resvg/resvg-js';
 import sharp from 'sharp';
 import { convertImage } from '../src/engine/convert.ts';
 import { DEFAULT_PARAMS, type TraceParams } from '../src/engine/params.ts';
-import { countNodes } from '../src/engine/svg.ts';
+import { countNodes } from '../src/engine/writers/svg.ts';
 import { REPORT_PATH, writeReportSection, writeReportTop } from './report.ts';
 import { ssim, toGray } from './ssim.ts';
 

@@ -5,7 +5,9 @@ import { CLASSIFY_PIXELS, classifyImage, measureImage, type ImageKind, type Imag
 import { decodeImage, sniffFormat, type DecodedImage } from './decode.ts';
 import { enhanceInput, fitToBudget, fitToPixels, DECODE_PIXELS, prepareWithinBudget, resizeTo, sketchUpscaleFactor, WORKING_PIXELS } from './prepare.ts';
 import type { TraceParams } from './params.ts';
-import { parseTracerSvg, writeSvgDocument } from './svg.ts';
+import type { VectorImage } from './geometry.ts';
+import { parseTracerSvg } from './tracer-output.ts';
+import { writeSvgDocument } from './writers/svg.ts';
 import { restoreOpacity } from './opacity.ts';
 import { buildTracerConfig, decimalPlaces, resolveCurveMode, runTracer } from './trace.ts';
 import { EngineError, type TraceRequest, type TraceResult } from './types.ts';
@@ -67,14 +69,16 @@ export async function convertImage(request: TraceRequest, options: ConvertOption
   // Line art is opaque ink by definition; colour shapes get their opacity back.
   if (kind !== 'sketch' && stats.partialAlphaShare > 0.005) restoreOpacity(shapes, await resizeTo(source, prepared.width, prepared.height));
 
-  const { svg, nodeCount } = writeSvgDocument(shapes, {
+  const image: VectorImage = {
     width: decoded.originalWidth,
     height: decoded.originalHeight,
     scaleX: decoded.originalWidth / prepared.width,
     scaleY: decoded.originalHeight / prepared.height,
-    decimals: decimalPlaces(request.params.pathPrecision, Math.max(decoded.originalWidth, decoded.originalHeight)),
     background: prepared.background,
-  });
+    shapes,
+  };
+  const decimals = decimalPlaces(request.params.pathPrecision, Math.max(decoded.originalWidth, decoded.originalHeight));
+  const { svg, nodeCount } = writeSvgDocument(image, decimals);
 
   return {
     svg,

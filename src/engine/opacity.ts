@@ -2,7 +2,7 @@
 // a glass highlight) gets its opacity back from the source alpha under it.
 
 import type { RgbaImage } from './prepare.ts';
-import { shapeBox, type TracedShape } from './svg.ts';
+import { meanColour, shapeBox, type TracedShape } from './geometry.ts';
 
 /** Samples per shape at most; the mean alpha needs no more. */
 const SAMPLES_PER_SHAPE = 4096;
@@ -22,6 +22,7 @@ export function restoreOpacity(shapes: TracedShape[], image: RgbaImage): void {
     const area = (x1 - x0) * (y1 - y0);
     if (area <= 0) continue;
     const stride = Math.max(1, Math.floor(Math.sqrt(area / SAMPLES_PER_SHAPE)));
+    const colour = meanColour(shape.fill);
     let alphaSum = 0;
     let count = 0;
     for (let y = y0; y < y1; y += stride) {
@@ -30,9 +31,7 @@ export function restoreOpacity(shapes: TracedShape[], image: RgbaImage): void {
         const a = rgba[i + 3] as number;
         if (a < 128) continue;
         const distance =
-          Math.abs((rgba[i] as number) - shape.fill.r) +
-          Math.abs((rgba[i + 1] as number) - shape.fill.g) +
-          Math.abs((rgba[i + 2] as number) - shape.fill.b);
+          Math.abs((rgba[i] as number) - colour.r) + Math.abs((rgba[i + 1] as number) - colour.g) + Math.abs((rgba[i + 2] as number) - colour.b);
         if (distance > COLOUR_TOLERANCE) continue;
         alphaSum += a;
         count++;
