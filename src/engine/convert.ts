@@ -3,13 +3,14 @@
 
 import { CLASSIFY_PIXELS, classifyImage, measureImage, type ImageKind, type ImageStats } from './classify.ts';
 import { decodeImage, sniffFormat, type DecodedImage } from './decode.ts';
-import { enhanceInput, fitToBudget, fitToPixels, DECODE_PIXELS, prepareWithinBudget, resizeTo, sketchUpscaleFactor, WORKING_PIXELS } from './prepare.ts';
+import { enhanceInput, fitToBudget, fitToPixels, DECODE_PIXELS, prepareWithinBudget, resizeTo, sketchUpscaleFactor, WORKING_PIXELS, type RgbaImage } from './prepare.ts';
 import type { TraceParams } from './params.ts';
-import type { VectorImage } from './geometry.ts';
+import { traceArtwork, type ArtworkTrace } from './artwork.ts';
+import type { Rgb, TracedShape, VectorImage } from './geometry.ts';
 import { parseTracerSvg } from './tracer-output.ts';
 import { writeSvgDocument } from './writers/svg.ts';
 import { restoreOpacity } from './opacity.ts';
-import { buildTracerConfig, decimalPlaces, resolveCurveMode, runTracer } from './trace.ts';
+import { buildTracerConfig, decimalPlaces, resolveCurveMode, runTracer, type ResolvedCurveMode } from './trace.ts';
 import { EngineError, type TraceRequest, type TraceResult } from './types.ts';
 
 export interface ConvertOptions {
@@ -45,13 +46,55 @@ export async function convertImage(request: TraceRequest, options: ConvertOption
 
   // Large images are traced at the working size of their kind, and the SVG scaled back.
   const working = await fitToBudget(decoded, kind);
+  const traced = await traceWorking(working, kind, request.params, decoded, stats);
+  const image: VectorImage = {
+    width: decoded.originalWidth,
+    height: decoded.originalHeight,
+    scaleX: decoded.originalWidth / traced.width,
+    scaleY: decoded.originalHeight / traced.height,
+    background: traced.background,
+    shapes: traced.shapes,
+  };
+  const decimals = decimalPlaces(request.params.pathPrecision, Math.max(decoded.originalWidth, decoded.originalHeight));
+  const { svg, nodeCount } = writeSvgDocument(image, decimals);
+
+  return {
+    svg,
+    width: decoded.originalWidth,
+    height: decoded.originalHeight,
+    nodeCount,
+    processingTimeMs: Math.round(performance.now() - started),
+    chosen: { mode: kind, curveMode: traced.curveMode },
+  };
+}
+
+interface TracedPicture {
+  shapes: TracedShape[];
+  /** Size of the grid traced: the shapes' coordinates are in its pixels. */
+  width: number;
+  height: number;
+  background?: Rgb;
+  curveMode: ResolvedCurveMode;
+}
+
+/**
+ * Artwork goes the artwork path (artwork.ts: regions, gradients, edges from the anti-aliasing),
+ * except dense artwork (maps, charts: finer detail than a reduced segmentation grid keeps), which
+ * is traced pixel-exact from its palette like the other kinds.
+ */
+async function traceWorking(working: RgbaImage, kind: ImageKind, params: TraceParams, decoded: DecodedImage, stats: ImageStats): Promise<TracedPicture> {
+  if (kind === 'logo') {
+    const curveMode = resolveCurveMode(params.curveMode, 'logo', false);
+    const artwork = await traceArtworkOrFail(working, params, curveMode);
+    if (artwork) return { ...artwork, curveMode };
+  }
   const native = decoded.width === decoded.originalWidth;
   const sketchUpscale = kind === 'sketch' && native ? sketchUpscaleFactor(working.width * working.height) : 1;
-  const source = request.params.inputEnhance ? await enhanceInput(working, kind) : working;
-  const prepared = await prepareWithinBudget(source, kind, request.params.colorPrecision, sketchUpscale, request.params.inputEnhance);
+  const source = params.inputEnhance && kind !== 'logo' ? await enhanceInput(working, kind) : working;
+  const prepared = await prepareWithinBudget(source, kind, params.colorPrecision, sketchUpscale, params.inputEnhance);
   const workingScale = prepared.width / decoded.originalWidth;
-  const curveMode = resolveCurveMode(request.params.curveMode, kind, prepared.dense);
-  const config = buildTracerConfig(request.params, { kind, curveMode, workingScale, dense: prepared.dense });
+  const curveMode = resolveCurveMode(params.curveMode, kind, prepared.dense);
+  const config = buildTracerConfig(params, { kind, curveMode, workingScale, dense: prepared.dense });
 
   let tracerSvg: string;
   try {
@@ -68,24 +111,13 @@ export async function convertImage(request: TraceRequest, options: ConvertOption
   }
   // Line art is opaque ink by definition; colour shapes get their opacity back.
   if (kind !== 'sketch' && stats.partialAlphaShare > 0.005) restoreOpacity(shapes, await resizeTo(source, prepared.width, prepared.height));
+  return { shapes, width: prepared.width, height: prepared.height, background: prepared.background, curveMode };
+}
 
-  const image: VectorImage = {
-    width: decoded.originalWidth,
-    height: decoded.originalHeight,
-    scaleX: decoded.originalWidth / prepared.width,
-    scaleY: decoded.originalHeight / prepared.height,
-    background: prepared.background,
-    shapes,
-  };
-  const decimals = decimalPlaces(request.params.pathPrecision, Math.max(decoded.originalWidth, decoded.originalHeight));
-  const { svg, nodeCount } = writeSvgDocument(image, decimals);
-
-  return {
-    svg,
-    width: decoded.originalWidth,
-    height: decoded.originalHeight,
-    nodeCount,
-    processingTimeMs: Math.round(performance.now() - started),
-    chosen: { mode: kind, curveMode },
-  };
+async function traceArtworkOrFail(working: RgbaImage, params: TraceParams, curveMode: ResolvedCurveMode): Promise<ArtworkTrace | null> {
+  try {
+    return await traceArtwork(working, params, curveMode);
+  } catch (error) {
+    throw new EngineError('engine_failed', `the tracer failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
 }

@@ -32,7 +32,9 @@ export function groupShapesByFill(shapes: TracedShape[]): TracedShape[] {
     extent.y1 = Math.max(extent.y1, box.y1);
   }
   if (!Number.isFinite(extent.x0)) return shapes;
-  const cell = Math.max(1, Math.sqrt(((extent.x1 - extent.x0) * (extent.y1 - extent.y0)) / GROUPING_GRID_CELLS));
+  // A few cells per shape is enough to tell shapes apart; more only costs clearing the grid.
+  const cells = Math.min(GROUPING_GRID_CELLS, Math.max(1024, shapes.length * 16));
+  const cell = Math.max(1, Math.sqrt(((extent.x1 - extent.x0) * (extent.y1 - extent.y0)) / cells));
   const columns = Math.floor((extent.x1 - extent.x0) / cell) + 1;
   const rows = Math.floor((extent.y1 - extent.y0) / cell) + 1;
   const latestGroupAt = new Int32Array(columns * rows).fill(-1);

@@ -207,6 +207,26 @@ const SPECK_PIXELS = 2;
 /** A shrink below this share of the pixels marks the image dense (a map, a chart), not just busy. */
 const DENSE_BELOW_SCALE = 0.5;
 
+/**
+ * The share of its pixels an image of `pixels` may keep within the tracer budget, measured on a
+ * palette version of it (`rgba`, width × height) and extrapolated to the full size.
+ */
+function budgetScale(budget: TracerBudget, rgba: Buffer, width: number, height: number, pixels: number): number {
+  const growth = pixels / (width * height);
+  const boundaries = countBoundaries(rgba, width, height) * growth ** (1 / budget.boundaryExponent);
+  const regions = countRegions(rgba, width, height) * growth;
+  return Math.min(1, (budget.boundaries / boundaries) ** budget.boundaryExponent, budget.regions / regions);
+}
+
+/**
+ * Dense artwork (a map, a chart): its palette version, measured on a smaller copy (`rgba`,
+ * width × height), would have to be traced at under half of `pixels` to fit the logo budget;
+ * its detail is finer than a reduced grid keeps.
+ */
+export function isDenseArtwork(rgba: Buffer, width: number, height: number, pixels: number): boolean {
+  return budgetScale(TRACER_BUDGET.logo as TracerBudget, binariseAlpha(rgba), width, height, pixels) < DENSE_BELOW_SCALE;
+}
+
 /** Prepares the pixels, shrinking a colour image that exceeds its kind's tracer budget. */
 export async function prepareWithinBudget(
   image: RgbaImage,
@@ -231,10 +251,7 @@ export async function prepareWithinBudget(
   const pixels = image.width * image.height;
   const sample = pixels > 2 * BUDGET_SAMPLE_PIXELS ? await fitToPixels(image, BUDGET_SAMPLE_PIXELS) : image;
   const sampled = await prepareForTracer(sample, kind, colorPrecision);
-  const growth = pixels / (sample.width * sample.height);
-  const boundaries = countBoundaries(sampled.rgba, sample.width, sample.height) * growth ** (1 / budget.boundaryExponent);
-  const regions = countRegions(sampled.rgba, sample.width, sample.height) * growth;
-  const scale = Math.min(1, (budget.boundaries / boundaries) ** budget.boundaryExponent, budget.regions / regions);
+  const scale = budgetScale(budget, sampled.rgba, sample.width, sample.height, pixels);
   // One shrink is enough: a second would cost another measuring pass for little gain.
   const traced = scale < 1 ? await fitToPixels(image, Math.max(16_384, pixels * scale)) : image;
   const prepared = traced === sample ? sampled : await prepareForTracer(traced, kind, colorPrecision, sampled.palette);

@@ -1,0 +1,202 @@
+// The artwork path (kind `logo`): segment the image into regions that each take one paint
+// (segment.ts), fit each region's paint (gradient.ts), draw the region map at the grid that is
+// traced with edges placed from the image (upsample.ts), trace that map with VTracer as a
+// picture of distinct colours, and give every traced shape its region's paint.
+//
+// Small images are traced on a grid finer than their pixels, so their edges are reconstructed
+// for the size they are seen at; large ones are segmented on a reduced grid (the cost of
+// segmenting grows with the pixels) and traced at their working size.
+
+import { ColorMode, Hierarchical, PathSimplifyMode, vectorizeRaw, type Config } from '@neplex/vectorizer';
+import sharp from 'sharp';
+import type { TracedShape } from './geometry.ts';
+import { fitPaints, paintOpacity, type RegionPaint } from './gradient.ts';
+import { meanOf, MOMENT_STRIDE } from './moments.ts';
+import type { TraceParams } from './params.ts';
+import { isDenseArtwork, PALETTE_COLOURS, quantiseColours, type RgbaImage } from './prepare.ts';
+import { DEFAULT_SEGMENT_OPTIONS, opaqueSilhouette, premultiply, segmentArtwork, type Segmentation, type SegmentOptions } from './segment.ts';
+import { lengthThreshold, type ResolvedCurveMode } from './trace.ts';
+import { parseTracerSvg } from './tracer-output.ts';
+import { OPAQUE_ABOVE, upsampleLabels } from './upsample.ts';
+
+/** The image is segmented at this many pixels at most. */
+export const SEGMENT_PIXELS = 160_000;
+/** Small images are traced on a grid of about this many pixels. */
+const FINE_PIXELS = 500_000;
+/** ... at most this many times finer than their pixels. */
+const MAX_FACTOR = 16;
+
+/** layerDifference 0–5 onto the merge tolerance (RMS per channel): how far apart two shades may be and still be one region. */
+export const MERGE_TOLERANCE = [1.5, 3, 5, 8, 12, 18] as const;
+
+/** Control points closer than this (traced pixels) to the chord make a cubic a line. */
+const STRAIGHT_TOLERANCE = 0.15;
+
+export interface ArtworkTrace {
+  shapes: TracedShape[];
+  /** Size of the traced grid. */
+  width: number;
+  height: number;
+}
+
+/**
+ * The grid an image is segmented on (at most SEGMENT_PIXELS), and how many times finer the
+ * traced grid is (about FINE_PIXELS in all).
+ */
+export function artworkGrid(width: number, height: number): { width: number; height: number; factor: number } {
+  const shrink = Math.min(1, Math.sqrt(SEGMENT_PIXELS / (width * height)));
+  const segmentWidth = Math.max(1, Math.round(width * shrink));
+  const segmentHeight = Math.max(1, Math.round(height * shrink));
+  const factor = Math.max(1, Math.min(MAX_FACTOR, Math.round(Math.sqrt(FINE_PIXELS / (segmentWidth * segmentHeight)))));
+  return { width: segmentWidth, height: segmentHeight, factor };
+}
+
+async function resized(image: RgbaImage, width: number, height: number, kernel: 'cubic' | 'lanczos3'): Promise<Buffer> {
+  if (image.width === width && image.height === height) return image.rgba;
+  return sharp(image.rgba, { raw: { width: image.width, height: image.height, channels: 4 } })
+    .resize(width, height, { fit: 'fill', kernel })
+    .raw()
+    .toBuffer();
+}
+
+export function segmentOptions(params: TraceParams, sourcePixelsPerSegmentPixel: number): SegmentOptions {
+  const speckPixels =
+    params.filterSpeckle === 0
+      ? DEFAULT_SEGMENT_OPTIONS.speckPixels
+      : Math.max(1, Math.round((params.filterSpeckle * params.filterSpeckle) / sourcePixelsPerSegmentPixel));
+  return {
+    ...DEFAULT_SEGMENT_OPTIONS,
+    mergeTolerance: MERGE_TOLERANCE[params.layerDifference] ?? DEFAULT_SEGMENT_OPTIONS.mergeTolerance,
+    speckPixels,
+  };
+}
+
+const SIMPLIFY_MODE: Record<ResolvedCurveMode, PathSimplifyMode> = {
+  none: PathSimplifyMode.None,
+  polygon: PathSimplifyMode.Polygon,
+  spline: PathSimplifyMode.Spline,
+};
+
+/**
+ * VTracer on a map of distinct colours: every colour is kept (precision 8, no layer merging),
+ * stacked so no background shows between shapes.
+ */
+function tracerConfig(params: TraceParams, curveMode: ResolvedCurveMode, factor: number): Config {
+  return {
+    colorMode: ColorMode.Color,
+    hierarchical: Hierarchical.Stacked,
+    // Patches under a quarter of a segmented pixel are resampling noise of the finer grid.
+    filterSpeckle: Math.max(1, Math.round(factor / 2)),
+    colorPrecision: 8,
+    layerDifference: 0,
+    mode: SIMPLIFY_MODE[curveMode],
+    cornerThreshold: params.cornerThreshold,
+    lengthThreshold: lengthThreshold(params.segmentLength),
+    maxIterations: 10,
+    spliceThreshold: params.spliceThreshold,
+    pathPrecision: 2,
+    keyingThreshold: 0,
+  };
+}
+
+/**
+ * One distinct colour per region, as close to its mean colour as uniqueness allows: VTracer
+ * stacks each region over its closest-coloured neighbour, so true colours keep that choice
+ * sensible, while distinct ones keep every region its own shape.
+ */
+function labelColours(segmentation: Segmentation): Uint32Array {
+  const used = new Set<number>();
+  const colours = new Uint32Array(segmentation.count);
+  for (let region = 0; region < segmentation.count; region++) {
+    const [r, g, b] = meanOf(segmentation.sums, region * MOMENT_STRIDE).map((value) => Math.max(0, Math.min(255, Math.round(value))));
+    const base = (((r as number) << 16) | ((g as number) << 8) | (b as number)) >>> 0;
+    let word = base;
+    for (let step = 1; used.has(word); step++) word = (base + step) & 0xffffff;
+    used.add(word);
+    colours[region] = word;
+  }
+  return colours;
+}
+
+function nearestRegion(colours: Uint32Array, r: number, g: number, b: number, eligible: (region: number) => boolean): number {
+  let best = -1;
+  let bestDistance = Infinity;
+  for (let region = 0; region < colours.length; region++) {
+    if (!eligible(region)) continue;
+    const word = colours[region] as number;
+    const distance = Math.abs((word >> 16) - r) + Math.abs(((word >> 8) & 0xff) - g) + Math.abs((word & 0xff) - b);
+    if (distance < bestDistance) {
+      bestDistance = distance;
+      best = region;
+    }
+  }
+  return best;
+}
+
+/**
+ * Traces the fine label map. Translucent regions (shadows, glows, soft edges) lie over nothing
+ * in the source, so nothing may be stacked under them: they are traced on their own and painted
+ * first, and the opaque regions are traced with them as holes.
+ */
+async function traceLabels(labels: Int32Array, width: number, height: number, segmentation: Segmentation, paints: RegionPaint[], config: Config): Promise<TracedShape[]> {
+  const colours = labelColours(segmentation);
+  const regionOf = new Map<number, number>();
+  colours.forEach((word, region) => regionOf.set(word, region));
+  const translucent = paints.map((paint) => paintOpacity(paint) < OPAQUE_ABOVE);
+  const shapes: TracedShape[] = [];
+  for (const layer of [true, false]) {
+    const pixels = Buffer.alloc(width * height * 4);
+    const words = new Uint32Array(pixels.buffer, pixels.byteOffset, width * height);
+    let painted = 0;
+    for (let i = 0; i < labels.length; i++) {
+      const label = labels[i] as number;
+      if (label < 0 || translucent[label] !== layer) continue;
+      const word = colours[label] as number;
+      // RGBA bytes as a little-endian word: A B G R.
+      words[i] = (0xff000000 | ((word & 0xff) << 16) | (word & 0xff00) | ((word >> 16) & 0xff)) >>> 0;
+      painted++;
+    }
+    if (painted === 0) continue;
+    const svg = await vectorizeRaw(pixels, { width, height }, config);
+    for (const shape of parseTracerSvg(svg, STRAIGHT_TOLERANCE)) {
+      if (shape.fill.kind !== 'flat') continue;
+      const { r, g, b } = shape.fill.color;
+      // A patch the tracer merged into a shape shifts its mean colour a little: the nearest region colour is its own.
+      const region = regionOf.get((r << 16) | (g << 8) | b) ?? nearestRegion(colours, r, g, b, (candidate) => translucent[candidate] === layer);
+      const paint = paints[region];
+      if (!paint) continue;
+      shape.fill = paint.fill;
+      shape.opacity = paint.opacity;
+      shapes.push(shape);
+    }
+  }
+  return shapes;
+}
+
+/**
+ * Traces artwork at its working size: shapes in the coordinates of the traced grid; or null
+ * when the artwork is dense (isDenseArtwork), which the reduced segmentation grid would lose.
+ */
+export async function traceArtwork(working: RgbaImage, params: TraceParams, curveMode: ResolvedCurveMode): Promise<ArtworkTrace | null> {
+  const grid = artworkGrid(working.width, working.height);
+  const fineWidth = grid.width * grid.factor;
+  const fineHeight = grid.height * grid.factor;
+  const segmented: RgbaImage = {
+    rgba: opaqueSilhouette(await resized(working, grid.width, grid.height, 'lanczos3'), grid.width, grid.height),
+    width: grid.width,
+    height: grid.height,
+  };
+  const source = params.inputEnhance
+    ? { ...segmented, rgba: await sharp(segmented.rgba, { raw: { width: grid.width, height: grid.height, channels: 4 } }).median(3).raw().toBuffer() }
+    : segmented;
+  const colours = PALETTE_COLOURS.other[params.colorPrecision - 1] ?? 64;
+  const quantised = (await quantiseColours(source, colours)).rgba;
+  if (grid.width < working.width && isDenseArtwork(quantised, grid.width, grid.height, working.width * working.height)) return null;
+  const segmentation = segmentArtwork(source.rgba, quantised, grid.width, grid.height, segmentOptions(params, (working.width * working.height) / (grid.width * grid.height)));
+  // The fine grid is resampled smoothly up from a small image, or down from a large one (its own detail).
+  const fine = premultiply(await resized(working, fineWidth, fineHeight, fineWidth > working.width ? 'cubic' : 'lanczos3'));
+  const labels = grid.factor === 1 ? segmentation.labels : upsampleLabels(segmentation, fine, grid.factor);
+  const paints = fitPaints(segmentation, grid.factor);
+  const shapes = await traceLabels(labels, fineWidth, fineHeight, segmentation, paints, tracerConfig(params, curveMode, grid.factor));
+  return { shapes, width: fineWidth, height: fineHeight };
+}

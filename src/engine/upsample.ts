@@ -1,0 +1,101 @@
+// The region map drawn at the grid that is traced: finer than the segmented image, with each
+// edge placed from the colours of the fine image (the anti-aliasing ramp of a small image
+// resampled smoothly, or the detail of a large one) rather than on the segmentation's pixels.
+
+import { evaluateModel, fitModel, meanOf, MOMENT_STRIDE, orderFor, pixelCount, type Colour } from './moments.ts';
+import type { Segmentation } from './segment.ts';
+
+/** Regions at least this opaque (0–1) are shapes whose edge against transparency is placed by alpha. */
+export const OPAQUE_ABOVE = 0.97;
+
+/** Each region's model (moments.ts), fitted once. */
+function regionModels(segmentation: Segmentation): Float64Array[] {
+  const models: Float64Array[] = [];
+  for (let region = 0; region < segmentation.count; region++) {
+    const offset = region * MOMENT_STRIDE;
+    models.push(fitModel(segmentation.sums, offset, orderFor(pixelCount(segmentation.sums, offset))));
+  }
+  return models;
+}
+
+/**
+ * The region map drawn `factor` times finer. `fine` is the image at that size, premultiplied:
+ * resampled smoothly from the segmented image, or the larger image it was reduced from. Where
+ * the four segmented pixels around a fine pixel belong to different regions, it takes the
+ * region whose model colour is closest to the fine image there, so an edge lands where the anti-aliasing ramp crosses halfway
+ * between the colours on its two sides: at a sub-pixel position, straight where the edge is.
+ */
+export function upsampleLabels(segmentation: Segmentation, fine: Buffer, factor: number): Int32Array {
+  const { width, height, labels, frame } = segmentation;
+  const fineWidth = width * factor;
+  const fineHeight = height * factor;
+  const models = regionModels(segmentation);
+  const opaque = Array.from({ length: segmentation.count }, (_, region) => (meanOf(segmentation.sums, region * MOMENT_STRIDE)[3] as number) >= OPAQUE_ABOVE * 255);
+  const out = new Int32Array(fineWidth * fineHeight);
+  const colour: Colour = [0, 0, 0, 0];
+  const candidates = new Int32Array(4);
+  for (let fy = 0; fy < fineHeight; fy++) {
+    const v = (fy + 0.5) / factor - 0.5;
+    const y0 = Math.max(0, Math.min(height - 1, Math.floor(v)));
+    const y1 = Math.min(height - 1, y0 + 1);
+    for (let fx = 0; fx < fineWidth; fx++) {
+      const u = (fx + 0.5) / factor - 0.5;
+      const x0 = Math.max(0, Math.min(width - 1, Math.floor(u)));
+      const x1 = Math.min(width - 1, x0 + 1);
+      candidates[0] = labels[y0 * width + x0] as number;
+      candidates[1] = labels[y0 * width + x1] as number;
+      candidates[2] = labels[y1 * width + x0] as number;
+      candidates[3] = labels[y1 * width + x1] as number;
+      const at = fy * fineWidth + fx;
+      const p = at * 4;
+      const first = candidates[0] as number;
+      if (candidates[1] === first && candidates[2] === first && candidates[3] === first) {
+        // Inside one region; but an opaque shape ends where the resampled alpha falls below one half,
+        // even between pixels that all belong to it (its anti-aliased rim was made opaque).
+        out[at] = first >= 0 && opaque[first] && (fine[p + 3] as number) < 128 ? -1 : first;
+        continue;
+      }
+      const nu = (u + 0.5 - frame.centreX) / frame.scale;
+      const nv = (v + 0.5 - frame.centreY) / frame.scale;
+      const alpha = fine[p + 3] as number;
+      // Against transparency, the resampled alpha places the silhouette (at one half) and
+      // colour picks among the shapes inside it; elsewhere premultiplied colour decides
+      // (a shadow against transparency, one colour against another).
+      const silhouette = candidates.includes(-1);
+      const inside = !silhouette || alpha >= 128;
+      let best = -2;
+      let bestDistance = Infinity;
+      for (const candidate of candidates) {
+        if (candidate === best) continue;
+        if (candidate < 0) colour.fill(0);
+        else evaluateModel(models[candidate] as Float64Array, nu, nv, colour);
+        const opaqueModel = colour[3] >= OPAQUE_ABOVE * 255;
+        if (silhouette && inside && candidate < 0) continue;
+        if (silhouette && !inside && opaqueModel) continue;
+        let distance: number;
+        if (silhouette && inside) {
+          // Straight colours: the pixel's alpha here is coverage, not colour.
+          const a = Math.max(1, alpha);
+          const m = Math.max(1, colour[3]);
+          distance =
+            Math.abs(((fine[p] as number) * 255) / a - (colour[0] * 255) / m) +
+            Math.abs(((fine[p + 1] as number) * 255) / a - (colour[1] * 255) / m) +
+            Math.abs(((fine[p + 2] as number) * 255) / a - (colour[2] * 255) / m);
+        } else {
+          distance =
+            Math.abs((fine[p] as number) - colour[0]) +
+            Math.abs((fine[p + 1] as number) - colour[1]) +
+            Math.abs((fine[p + 2] as number) - colour[2]) +
+            Math.abs(alpha - colour[3]);
+        }
+        if (distance < bestDistance) {
+          bestDistance = distance;
+          best = candidate;
+        }
+      }
+      if (best === -2) best = inside ? (candidates.find((candidate) => candidate >= 0) ?? -1) : -1;
+      out[at] = best;
+    }
+  }
+  return out;
+}
