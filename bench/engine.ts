@@ -25,22 +25,15 @@ import {
   cacheKey,
   compareSize,
   convertWithService,
-  fixed,
-  kb,
-  median,
-  percentile,
   potraceAvailable,
-  printTargets,
   Reference,
-  tableRow,
-  targetTable,
   traceWithPotrace,
   traceWithVtracer,
   VTRACER_CLI_DEFAULTS,
   type Measurement,
-  type Target,
   type TracedSvg,
 } from './measure.ts';
+import { fixed, kb, median, percentile, printTargets, tableRow, targetTable, type Target } from './figures.ts';
 import { REPORT_PATH, writeReportSection, writeReportTop } from './report.ts';
 import { measureUpscaleCase, printUpscaleRow, UPSCALE_METHOD, upscaleCases, upscaleTables, upscaleTargets, type UpscaleRow } from './upscale.ts';
 

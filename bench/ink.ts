@@ -1,6 +1,14 @@
 // Ink images (kind sketch in the manifest): the service's SVG should be ink on paper, a few fill
 // colours, and as faithful as potrace at the image's own size, where hairlines and hatching show.
-import { cached, cacheKey, compareSize, fixed, Reference, tableRow, traceWithPotrace, traceWithVtracer, type Target } from './measure.ts';
+import {
+  cached,
+  cacheKey,
+  compareSize,
+  Reference,
+  traceWithPotrace,
+  traceWithVtracer,
+} from './measure.ts';
+import { fixed, tableRow, type Target } from './figures.ts';
 import { countFillColours } from './svg-paint.ts';
 
 /**

@@ -13,16 +13,12 @@ import {
   cacheKey,
   compareSize,
   convertWithService,
-  fixed,
-  kb,
   MAX_INPUT_PIXELS,
-  median,
   Reference,
   svgToPng,
-  tableRow,
   traceWithVtracer,
-  type Target,
 } from './measure.ts';
+import { fixed, kb, median, tableRow, type Target } from './figures.ts';
 import { listFolder, type CorpusImage, type KindEntry } from './corpus.ts';
 
 /** Corpus images are shrunk by this factor to make the small input. */
