@@ -253,6 +253,8 @@ interface Results {
   rows: Row[];
   inkRows: InkRow[];
   upscaleRows: UpscaleRow[];
+  /** Corpus images too small to shrink, with their shrunk size. */
+  upscaleSkipped: string[];
   kinds: KindsCheck;
   targets: Target[];
   enhanceRows: EnhanceRow[];
@@ -279,7 +281,15 @@ function resultSections(results: Results, level: string): string[] {
           ...inkTable(results.inkRows),
         ]
       : []),
-    ...(results.upscaleRows.length ? [`${level} Resolution independence`, '', ...UPSCALE_METHOD, '', ...upscaleTables(results.upscaleRows, sub)] : []),
+    ...(results.upscaleRows.length
+      ? [
+          `${level} Resolution independence`,
+          '',
+          ...UPSCALE_METHOD,
+          '',
+          ...upscaleTables(results.upscaleRows, sub, results.upscaleSkipped),
+        ]
+      : []),
     `${level} Per image`,
     '',
     '| image | size | expected | auto chose | ms | KB | nodes | SSIM | VTracer ms | VTracer KB | VTracer nodes | VTracer SSIM | Potrace SSIM |',
@@ -409,7 +419,13 @@ async function main(): Promise<void> {
     }
   }
   const upscaleRows: UpscaleRow[] = [];
+  const upscaleSkipped: string[] = [];
   for await (const upscale of upscaleCases(CORPUS_DIR, corpus, manifest.entries, only)) {
+    if ('skipped' in upscale) {
+      upscaleSkipped.push(upscale.skipped);
+      console.log(`shrunk ${upscale.skipped}: left out, too small`);
+      continue;
+    }
     const row = await measureUpscaleCase(upscale);
     if (row.inputFile) chosenByFile.set(row.inputFile, row.chosenMode);
     upscaleRows.push(row);
@@ -425,7 +441,7 @@ async function main(): Promise<void> {
   if (skipBaselines) return;
   const targets = [...corpusTargets(rows), kindsTarget(kinds), ...inkTargets(inkRows), ...upscaleTargets(upscaleRows)];
   printTargets(targets);
-  const results: Results = { rows, inkRows, upscaleRows, kinds, targets, enhanceRows };
+  const results: Results = { rows, inkRows, upscaleRows, upscaleSkipped, kinds, targets, enhanceRows };
   const minutes = (performance.now() - started) / 60_000;
   console.log(`the run took ${minutes.toFixed(1)} min`);
   if (HELD_OUT_DIR) {

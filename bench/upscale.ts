@@ -25,10 +25,20 @@ import { listFolder, type CorpusImage, type KindEntry } from './corpus.ts';
 export const SHRINK_FACTOR = 4;
 /** References are the original at no more than this long side. */
 export const REFERENCE_MAX_SIDE = 1536;
+/**
+ * A shrunk input smaller than this on its long side is left out: 4× below a 32 px icon is an
+ * 8 px image, which no one vectorizes, and SSIM on a 32 px reference says little.
+ */
+export const MIN_SHRUNK_INPUT_SIDE = 16;
 const ICON_INPUT_SIZE = 128;
 const ICON_REFERENCE_SIZE = 512;
 
 export type UpscaleSet = 'shrunk' | 'emoji' | 'icons';
+
+/** A corpus image left out of the shrunk set, and why. */
+export interface SkippedCase {
+  skipped: string;
+}
 
 interface UpscaleCase {
   set: UpscaleSet;
@@ -100,7 +110,7 @@ const rawToPng = (pixels: Buffer, width: number, height: number): Promise<Buffer
  * The reference is the original fitted to REFERENCE_MAX_SIDE (Lanczos 3) and cropped by at most
  * three pixels on the right and bottom to a multiple of the factor; the input is its box-filtered shrink.
  */
-async function shrunkCase(file: string, bytes: Buffer): Promise<UpscaleCase> {
+async function shrunkCase(file: string, bytes: Buffer): Promise<UpscaleCase | SkippedCase> {
   const metadata = await sharp(bytes, { limitInputPixels: MAX_INPUT_PIXELS }).rotate().metadata();
   const upright = (metadata.orientation ?? 1) >= 5;
   const fitted = compareSize(
@@ -110,6 +120,9 @@ async function shrunkCase(file: string, bytes: Buffer): Promise<UpscaleCase> {
   );
   const width = Math.max(SHRINK_FACTOR, fitted.width - (fitted.width % SHRINK_FACTOR));
   const height = Math.max(SHRINK_FACTOR, fitted.height - (fitted.height % SHRINK_FACTOR));
+  if (Math.max(width, height) / SHRINK_FACTOR < MIN_SHRUNK_INPUT_SIDE) {
+    return { skipped: `${file} (${width / SHRINK_FACTOR}×${height / SHRINK_FACTOR} px shrunk)` };
+  }
   const { data } = await sharp(bytes, { limitInputPixels: MAX_INPUT_PIXELS })
     .rotate()
     .resize(Math.max(width, fitted.width), Math.max(height, fitted.height), { fit: 'fill' })
@@ -140,7 +153,7 @@ export async function* upscaleCases(
   corpus: CorpusImage[],
   kinds: Map<string, KindEntry>,
   only?: string,
-): AsyncGenerator<UpscaleCase> {
+): AsyncGenerator<UpscaleCase | SkippedCase> {
   const wanted = (name: string): boolean => !only || name.includes(only);
   for (const { file } of corpus) {
     const kind = kinds.get(file)?.kind;
@@ -287,8 +300,8 @@ const SET_TITLES: Record<UpscaleSet, string> = {
   icons: `Gradient icons (upscale/icons-svg at ${ICON_INPUT_SIZE} px → ${ICON_REFERENCE_SIZE} px)`,
 };
 
-/** One table a set, headed at `level`: per image, then the medians. */
-export function upscaleTables(rows: UpscaleRow[], level: string): string[] {
+/** One table a set, headed at `level`: per image, then the medians; `skipped` follows the shrunk set's. */
+export function upscaleTables(rows: UpscaleRow[], level: string, skipped: string[]): string[] {
   const lines: string[] = [];
   for (const set of ['shrunk', 'emoji', 'icons'] as const) {
     const inSet = rows.filter((row) => row.set === set);
@@ -331,6 +344,7 @@ export function upscaleTables(rows: UpscaleRow[], level: string): string[] {
       ]),
       '',
     );
+    if (set === 'shrunk' && skipped.length) lines.push(`Left out as too small: ${skipped.join(', ')}.`, '');
   }
   return lines;
 }
@@ -340,7 +354,8 @@ export const UPSCALE_METHOD = [
   `fitted to at most ${REFERENCE_MAX_SIDE} px on its long side (Lanczos 3, only where larger) and cropped by at most three`,
   `pixels on the right and bottom to a multiple of ${SHRINK_FACTOR}: that is the reference. The input is the reference shrunk`,
   `${SHRINK_FACTOR}× with a box filter (each pixel the mean of a ${SHRINK_FACTOR}×${SHRINK_FACTOR} block in premultiplied alpha, as coverage`,
-  'anti-aliasing draws artwork small). The emoji pairs are the 32 px and 512 px PNGs of the same emoji;',
+  `anti-aliasing draws artwork small); images whose input would be under ${MIN_SHRUNK_INPUT_SIDE} px on its long side are left`,
+  'out (named below its table). The emoji pairs are the 32 px and 512 px PNGs of the same emoji;',
   `the gradient icons are SVGs rendered by resvg at ${ICON_INPUT_SIZE} px (input) and ${ICON_REFERENCE_SIZE} px (reference). Each input is`,
   'converted by `convertImage` at the default params and by VTracer at its command-line defaults; both',
   'SVGs are rendered by resvg at the reference size, and the input is also enlarged to it with Lanczos 3',
