@@ -1,14 +1,16 @@
 // What an SVG paints with, read from its text: fills given as attributes (fill="…") or in a
 // style (fill:…), as the service, VTracer and potrace write them.
 
-const FILL_VALUE = /(?:\sfill\s*=\s*["']([^"']*)["']|[;"'\s]fill\s*:\s*([^;"']+))/g;
+const FILL_VALUE = /(?:\sfill\s*=\s*["']([^"']*)["']|[;{"'\s]fill\s*:\s*([^;}"']+))/g;
 const GRADIENT_ID = /<(?:linear|radial)Gradient\b[^>]*?\sid\s*=\s*["']([^"']+)["']/g;
 
-/** Every fill value of the document, normalised (lower case, #abc as #aabbcc); `none` left out. */
+/** Every fill value of the document, normalised (colours in lower case, #abc as #aabbcc); `none` left out. */
 function fillValues(svg: string): string[] {
   const values: string[] = [];
   for (const match of svg.matchAll(FILL_VALUE)) {
-    const value = (match[1] ?? match[2] ?? '').trim().toLowerCase().replace(/\s+/g, '');
+    const written = (match[1] ?? match[2] ?? '').trim().replace(/\s+/g, '');
+    // Colours compare without case; url(#id) keeps it, since ids are case-sensitive.
+    const value = written.startsWith('url(') ? written : written.toLowerCase();
     if (!value || value === 'none') continue;
     const short = /^#([0-9a-f])([0-9a-f])([0-9a-f])$/.exec(value);
     values.push(short ? `#${short[1]}${short[1]}${short[2]}${short[2]}${short[3]}${short[3]}` : value);
