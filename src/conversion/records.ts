@@ -114,10 +114,11 @@ export async function conversionsPerDay(
   const first = today - days + 1;
   const rows = await db
     .selectFrom('conversions')
-    .select((eb) => [sql<number>`created_at / ${DAY_MS}`.as('day'), eb.fn.countAll<number>().as('n')])
+    // A literal, not a parameter: PostgreSQL must see the same expression in SELECT and GROUP BY.
+    .select((eb) => [sql<number>`created_at / ${sql.lit(DAY_MS)}`.as('day'), eb.fn.countAll<number>().as('n')])
     .where('account_id', '=', accountId)
     .where('created_at', '>=', first * DAY_MS)
-    .groupBy(sql`created_at / ${DAY_MS}`)
+    .groupBy(sql`created_at / ${sql.lit(DAY_MS)}`)
     .execute();
   const counts = new Map(rows.map((row) => [Math.floor(Number(row.day)), Number(row.n)]));
   return Array.from({ length: days }, (_, i) => ({ day: (first + i) * DAY_MS, count: counts.get(first + i) ?? 0 }));

@@ -38,29 +38,31 @@ const INLINE_ORIGINAL_MAX_BYTES = 2 * 1024 * 1024;
 interface TryForm {
   image?: { bytes: Buffer; filename: string; mimetype: string };
   fields: Record<string, string>;
+  /** The file was over the limit (and dropped). */
+  oversized?: boolean;
 }
 
 async function readTryForm(request: FastifyRequest, maxBytes: number): Promise<TryForm> {
   if (!request.isMultipart()) throw new DomainError('invalid_input', 'image: send the form with its file (multipart/form-data)');
   const form: TryForm = { fields: {} };
-  const parts = request.parts({ limits: { fileSize: maxBytes, files: 1, fields: 16, parts: 20, fieldSize: 4096, headerPairs: 50 } });
+  // An oversized file is cut at the limit and the rest of the body read and dropped, so the
+  // browser, still sending, gets the page that says so rather than a reset connection.
+  const options = { throwFileSizeLimit: false, limits: { fileSize: maxBytes, files: 1, fields: 16, parts: 20, fieldSize: 4096, headerPairs: 50 } };
+  // @fastify/multipart reads throwFileSizeLimit per call; its types list it only for the plugin.
+  const parts = request.parts(options as Parameters<FastifyRequest['parts']>[0]);
+  let oversized = false;
   for await (const part of parts) {
     if (part.type === 'file') {
       if (part.fieldname !== 'image') throw new DomainError('invalid_input', `unknown file field ${JSON.stringify(part.fieldname)}`);
-      let bytes: Buffer;
-      try {
-        bytes = await part.toBuffer();
-      } catch (error) {
-        if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge(maxBytes);
-        throw error;
-      }
-      form.image = { bytes, filename: part.filename, mimetype: part.mimetype };
+      const bytes = await part.toBuffer();
+      if (part.file.truncated) oversized = true;
+      else form.image = { bytes, filename: part.filename, mimetype: part.mimetype };
     } else {
       if (!FORM_FIELDS.has(part.fieldname)) throw new DomainError('invalid_input', `unknown field ${JSON.stringify(part.fieldname)}`);
       form.fields[part.fieldname] = typeof part.value === 'string' ? part.value : String(part.value);
     }
   }
-  return form;
+  return { ...form, oversized };
 }
 
 /** The form's fields as a `params` object, checked by the same validation as the API's. */
@@ -130,6 +132,7 @@ export function tryRoutes(app: FastifyInstance, pages: Pages, deps: TryDeps): vo
       if (headerToken !== undefined) pages.deps.sessions.verifyCsrf(request, headerToken);
       await deps.admit?.(request, reply);
       form = await withUploadPace(request, deps.uploadPace, () => readTryForm(request, deps.maxUploadBytes));
+      if (form.oversized) throw tooLarge(deps.maxUploadBytes);
       if (headerToken === undefined) pages.deps.sessions.verifyCsrf(request, form.fields._csrf);
       const params = paramsFromForm(form.fields);
       const image = form.image;
