@@ -14,7 +14,7 @@ import { handleError } from './api/errors.ts';
 import type { UploadPace } from './api/upload.ts';
 import { createLifecycle, drainingGuard, type Lifecycle } from './lifecycle.ts';
 import { apiDocs } from './ops/docs.ts';
-import { countRefusals, countResponses, operationsRoutes } from './ops/routes.ts';
+import { countRefusal, countRefusals, countResponses, operationsRoutes } from './ops/routes.ts';
 import { answerClientError, apiSecurityHeaders, securityHeaders } from './security.ts';
 import { webApp, type WebDeps } from './web/plugin.ts';
 
@@ -89,6 +89,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await apiDocs(app, deps.version ?? '0.0.0');
   operationsRoutes(app, { store: deps.store, engine: deps.engine, lifecycle, metrics });
   await app.register(apiRoutes, { ...deps, admit, onCredit });
-  await app.register(webApp, { ...deps, ...deps.web, admit, onCredit });
+  await app.register(webApp, { ...deps, ...deps.web, admit, onCredit, countRefusal: (error) => countRefusal(metrics, error) });
   return app;
 }

@@ -15,6 +15,8 @@ export interface TryDeps extends ConversionDeps {
   uploadPace?: UploadPace;
   /** The API's upload admission: the same bound on uploads in flight. */
   admit?: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+  /** Refusals by a limit are counted like the API's (vectorize_limit_refusals_total). */
+  countRefusal?: (error: unknown) => void;
 }
 
 const PARAM_TEXT: Record<keyof TraceParams, { label: string; hint: string }> = {
@@ -153,6 +155,7 @@ export function tryRoutes(app: FastifyInstance, pages: Pages, deps: TryDeps): vo
     } catch (error) {
       const refusal = pageErrorOf(error);
       if (!refusal) throw error;
+      deps.countRefusal?.(error);
       request.log.info({ status: refusal.status, error: refusal.message }, 'conversion refused');
       if (refusal.retryAfterSeconds !== undefined) void reply.header('retry-after', String(refusal.retryAfterSeconds));
       if (wantsJson) return reply.code(refusal.status).send({ error: refusal.message });
