@@ -2,7 +2,7 @@
 // the ledger. Operations are keyed by account id; finding an account by email is for the
 // front-ends that start from one (log-in, the admin search, the CLI).
 import { randomBytes } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { DomainError } from '../errors.ts';
 import type { Db } from '../store/database.ts';
 import type { Schema } from '../store/schema.ts';
@@ -117,9 +117,10 @@ export async function findAccountByEmail(db: Db, email: string): Promise<Account
 
 /** Accounts whose email contains `text`, for the admin's search; at most `limit`. */
 export async function searchAccounts(db: Db, text: string, limit = 50): Promise<Account[]> {
+  // `%` and `_` in the text are literal; SQLite needs ESCAPE spelt out, PostgreSQL accepts it.
   const pattern = `%${normaliseEmail(text).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
   const rows = await accountQuery(db)
-    .where((eb) => eb(eb.fn('lower', ['accounts.email']), 'like', eb.val(pattern)))
+    .where(sql<boolean>`accounts.email like ${pattern} escape '\\'`)
     .orderBy('accounts.email')
     .limit(limit)
     .execute();
