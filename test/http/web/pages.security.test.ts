@@ -205,3 +205,32 @@ describe('pages: the log-in throttle', () => {
     assert.equal(later.status, 303, 'the window has passed');
   });
 });
+
+describe('pages: the session cookie behind https', () => {
+  let service: TestService;
+  before(async () => {
+    service = await startTestService(createSqliteDatabase(), { env: { PUBLIC_URL: 'https://vectorize.example.com' } });
+  });
+  after(async () => {
+    await service.close();
+    await service.database.drop();
+  });
+
+  it('is Secure when PUBLIC_URL is https, and links in mails use PUBLIC_URL', async () => {
+    const res = await fetch(`${service.url}/login`);
+    const cookie = res.headers.getSetCookie().find((c) => c.startsWith('vectorize_session='));
+    assert.match(cookie ?? '', /; Secure/);
+    assert.match(cookie ?? '', /HttpOnly/);
+    // SMTP_URL unset: the reset mail, link included, is written to the log at info level.
+    await new PageClient(service.url).signUp('https@example.com', PASSWORD);
+    const client = new PageClient(service.url);
+    const token = csrfOf(await res.text());
+    client.cookies.set('vectorize_session', cookie!.split(';')[0]!.slice('vectorize_session='.length));
+    assert.equal((await client.post('/password-reset', { _csrf: token, email: 'https@example.com' })).status, 200);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const line = service.logs.lines.find((l) => l.includes('Set a new Vectorize password'));
+    assert.ok(line, 'the mail is in the log');
+    assert.match(line, /"level":30/);
+    assert.match(line, /https:\/\/vectorize\.example\.com\/password-reset\/confirm\?token=[\w-]{43}/);
+  });
+});
