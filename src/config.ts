@@ -38,6 +38,11 @@ export interface Config {
   mailFrom: string;
   /** Keys signing the session cookie, newest first (SESSION_SECRET, comma-separated); unset: one kept in the store. */
   sessionSecrets: string[] | undefined;
+  /**
+   * Which proxies' X-Forwarded-For to believe (Fastify's trustProxy): the client address is what
+   * the log-in throttle counts per address, so behind a proxy it must be the client's, not the proxy's.
+   */
+  trustProxy: boolean | string;
 }
 
 export const DEFAULT_SQLITE_URL = 'sqlite:data/vectorize.db';
@@ -111,6 +116,7 @@ export function loadConfig(env: Env = process.env): Config {
     smtpUrl: undefined,
     mailFrom: '',
     sessionSecrets: undefined,
+    trustProxy: false,
   };
   const publicUrl = (env.PUBLIC_URL?.trim() || `http://localhost:${config.port}`).replace(/\/+$/, '');
   if (!/^https?:\/\/[^/\s]+(\/\S*)?$/.test(publicUrl)) {
@@ -130,6 +136,8 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push('SESSION_SECRET must be at least 32 characters (each, when several are separated by commas)');
   }
   config.sessionSecrets = secrets && secrets.length > 0 ? secrets : undefined;
+  const trustProxy = env.TRUST_PROXY?.trim() ?? '';
+  config.trustProxy = trustProxy === '' || trustProxy === 'false' ? false : trustProxy === 'true' ? true : trustProxy;
   if (config.headersTimeoutMs > config.requestTimeoutMs) {
     problems.push(`HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS (${config.requestTimeoutMs})`);
   }

@@ -138,6 +138,7 @@ export async function startService(config: Config, overrides: ServiceOverrides =
       requestTimeoutMs: config.requestTimeoutMs,
       version: SERVICE_VERSION,
       web: { sessionStore, sessionSecrets: await sessionSecrets(store.db, config.sessionSecrets), mailer, publicUrl: config.publicUrl },
+      trustProxy: config.trustProxy,
     });
     await app.listen({ port: config.port, host: config.host });
   } catch (error) {

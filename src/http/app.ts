@@ -31,6 +31,8 @@ export interface AppDeps extends ConversionDeps {
   headersTimeoutMs?: number;
   requestTimeoutMs?: number;
   version?: string;
+  /** Fastify's trustProxy (TRUST_PROXY): whose X-Forwarded-For gives the client address. */
+  trustProxy?: boolean | string;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
@@ -62,6 +64,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     // Bodies other than multipart are refused anyway; keep their buffering small.
     bodyLimit: 1024 * 1024,
+    trustProxy: deps.trustProxy ?? false,
   });
 
   const metrics = deps.metrics ?? createMetrics({ engineLoad: () => deps.engine.load(), processMetrics: false });
