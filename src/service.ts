@@ -66,8 +66,9 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
 export function scrubSecrets(line: string): string {
   return line
     .replace(/vk_[A-Za-z0-9]{16,}/g, 'vk_[redacted]')
+    .replace(/(Bearer|Basic)(\s|%20|\+)+[^\s"',;]+/gi, '$1 [redacted]')
     // A password-reset token in a request's URL (the link itself is logged on purpose when SMTP_URL is unset).
-    .replace(/("url":"[^"]*[?&]token=)[^"&]+/g, '$1[redacted]').replace(/(Bearer|Basic)(\s|%20|\+)+[^\s"',;]+/gi, '$1 [redacted]');
+    .replace(/("url":"[^"]*[?&]token=)[^"&]+/g, '$1[redacted]');
 }
 
 export async function startService(config: Config, overrides: ServiceOverrides = {}): Promise<Service> {
