@@ -29,6 +29,20 @@ export interface Config {
   uploadMinBytesPerSecond: number;
   uploadRateWindowMs: number;
   maxConcurrentUploads: number;
+  /** The web application (README "First steps in the browser"). */
+  /** Base of the links the service sends (password reset); default http://localhost:PORT. */
+  publicUrl: string;
+  /** `smtp://user:pass@host:port` (or smtps://); unset: reset links are written to the log. */
+  smtpUrl: string | undefined;
+  /** Sender of the service's emails. */
+  mailFrom: string;
+  /** Keys signing the session cookie, newest first (SESSION_SECRET, comma-separated); unset: one kept in the store. */
+  sessionSecrets: string[] | undefined;
+  /**
+   * Which proxies' X-Forwarded-For to believe (Fastify's trustProxy): the client address is what
+   * the log-in throttle counts per address, so behind a proxy it must be the client's, not the proxy's.
+   */
+  trustProxy: boolean | string;
 }
 
 export const DEFAULT_SQLITE_URL = 'sqlite:data/vectorize.db';
@@ -98,7 +112,32 @@ export function loadConfig(env: Env = process.env): Config {
     uploadRateWindowMs: integer('UPLOAD_RATE_WINDOW_MS', 10_000, 100, 600_000),
     // 0 = automatic, resolved below from WORKERS.
     maxConcurrentUploads: integer('MAX_CONCURRENT_UPLOADS', 0, 0, 100_000),
+    publicUrl: '',
+    smtpUrl: undefined,
+    mailFrom: '',
+    sessionSecrets: undefined,
+    trustProxy: false,
   };
+  const publicUrl = (env.PUBLIC_URL?.trim() || `http://localhost:${config.port}`).replace(/\/+$/, '');
+  if (!/^https?:\/\/[^/\s]+(\/\S*)?$/.test(publicUrl)) {
+    problems.push(`PUBLIC_URL must be http://… or https://…, got ${JSON.stringify(publicUrl)}`);
+  }
+  config.publicUrl = publicUrl;
+  const smtpUrl = env.SMTP_URL?.trim() || undefined;
+  if (smtpUrl !== undefined && !/^smtps?:\/\/[^/\s]+/.test(smtpUrl)) {
+    // Not echoed: the URL may hold the SMTP password.
+    problems.push('SMTP_URL must be smtp://user:pass@host:port or smtps://…');
+  }
+  config.smtpUrl = smtpUrl;
+  config.mailFrom = env.MAIL_FROM?.trim() || `vectorize <no-reply@${hostOf(publicUrl)}>`;
+  const secrets = env.SESSION_SECRET?.split(',').map((part) => part.trim()).filter((part) => part !== '');
+  if (secrets && secrets.some((secret) => secret.length < 32)) {
+    // Not echoed: it is a secret.
+    problems.push('SESSION_SECRET must be at least 32 characters (each, when several are separated by commas)');
+  }
+  config.sessionSecrets = secrets && secrets.length > 0 ? secrets : undefined;
+  const trustProxy = env.TRUST_PROXY?.trim() ?? '';
+  config.trustProxy = trustProxy === '' || trustProxy === 'false' ? false : trustProxy === 'true' ? true : trustProxy;
   if (config.headersTimeoutMs > config.requestTimeoutMs) {
     problems.push(`HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS (${config.requestTimeoutMs})`);
   }
@@ -106,4 +145,12 @@ export function loadConfig(env: Env = process.env): Config {
   // Enough uploads to keep every worker busy with a few waiting; each may hold 10 MB.
   if (config.maxConcurrentUploads === 0) config.maxConcurrentUploads = Math.max(8, 4 * config.workers);
   return config;
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).hostname || 'localhost';
+  } catch {
+    return 'localhost';
+  }
 }

@@ -14,6 +14,11 @@ import { createMemoryLimits } from './limits/memory.ts';
 import { createRedisLimits } from './limits/redis.ts';
 import { createMetrics, engineObserver, instrumentEngine, type Metrics } from './metrics/metrics.ts';
 import { openStore, type Store } from './store/database.ts';
+import { purgeExpiredResets } from './accounts/credentials.ts';
+import { createMailer } from './mail/mailer.ts';
+import { createRedisSessionStore } from './sessions/redis.ts';
+import { sessionSecrets } from './sessions/secret.ts';
+import { createSqlSessionStore, type SessionStore } from './sessions/sessions.ts';
 
 const SERVICE_VERSION: string = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
 
@@ -59,7 +64,11 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
 }
 
 export function scrubSecrets(line: string): string {
-  return line.replace(/vk_[A-Za-z0-9]{16,}/g, 'vk_[redacted]').replace(/(Bearer|Basic)(\s|%20|\+)+[^\s"',;]+/gi, '$1 [redacted]');
+  return line
+    .replace(/vk_[A-Za-z0-9]{16,}/g, 'vk_[redacted]')
+    .replace(/(Bearer|Basic)(\s|%20|\+)+[^\s"',;]+/gi, '$1 [redacted]')
+    // A password-reset token in a request's URL (the link itself is logged on purpose when SMTP_URL is unset).
+    .replace(/("url":"[^"]*[?&]token=)[^"&]+/g, '$1[redacted]');
 }
 
 export async function startService(config: Config, overrides: ServiceOverrides = {}): Promise<Service> {
@@ -82,10 +91,22 @@ export async function startService(config: Config, overrides: ServiceOverrides =
     await store.close();
     throw error;
   }
+  // The pages' sessions: in Redis beside the limits when REDIS_URL is set, else in the store.
+  let sessionStore: SessionStore;
+  try {
+    sessionStore = config.redisUrl ? await createRedisSessionStore(config.redisUrl, config.redisPrefix) : createSqlSessionStore(store.db);
+  } catch (error) {
+    await limits.close();
+    await store.close();
+    throw error;
+  }
+  const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, log: logger });
 
   async function housekeep(): Promise<void> {
     const refunded = await refundExpiredReservations(store.db, now());
     const purged = await purgeExpiredConversions(store.db, retentionStart(now(), config.retentionDays));
+    await sessionStore.purgeExpired(now());
+    await purgeExpiredResets(store.db, now());
     if (refunded > 0 || purged > 0) logger.info({ refunded, purged }, 'housekeeping');
   }
 
@@ -117,11 +138,15 @@ export async function startService(config: Config, overrides: ServiceOverrides =
       headersTimeoutMs: config.headersTimeoutMs,
       requestTimeoutMs: config.requestTimeoutMs,
       version: SERVICE_VERSION,
+      web: { sessionStore, sessionSecrets: await sessionSecrets(store.db, config.sessionSecrets), mailer, publicUrl: config.publicUrl },
+      trustProxy: config.trustProxy,
     });
     await app.listen({ port: config.port, host: config.host });
   } catch (error) {
     await engine.close();
     await limits.close();
+    await sessionStore.close();
+    mailer.close();
     await store.close();
     throw error;
   }
@@ -141,6 +166,8 @@ export async function startService(config: Config, overrides: ServiceOverrides =
     await app.close();
     await engine.close();
     await limits.close();
+    await sessionStore.close();
+    mailer.close();
     await store.close();
   }
 

@@ -31,3 +31,28 @@ describe('config', () => {
     assert.equal(loadConfig({ DATABASE_URL: 'postgres://u@h/db' }).databaseUrl, 'postgres://u@h/db');
   });
 });
+
+describe('web application variables', () => {
+  it('defaults PUBLIC_URL to localhost and the port, keeps SMTP_URL and SESSION_SECRET out of messages', () => {
+    const config = loadConfig({ PORT: '9000' });
+    assert.equal(config.publicUrl, 'http://localhost:9000');
+    assert.equal(config.smtpUrl, undefined);
+    assert.equal(config.sessionSecrets, undefined);
+    assert.equal(config.trustProxy, false);
+    const set = loadConfig({ PUBLIC_URL: 'https://vec.example.com/', SESSION_SECRET: `${'a'.repeat(32)}, ${'b'.repeat(40)}`, TRUST_PROXY: 'loopback' });
+    assert.equal(set.publicUrl, 'https://vec.example.com');
+    assert.deepEqual(set.sessionSecrets, ['a'.repeat(32), 'b'.repeat(40)]);
+    assert.equal(set.trustProxy, 'loopback');
+    try {
+      loadConfig({ PUBLIC_URL: 'ftp://x', SMTP_URL: 'http://user:hunter2@mail', SESSION_SECRET: 'short-secret' });
+      assert.fail('accepted bad values');
+    } catch (error) {
+      assert.ok(error instanceof ConfigError);
+      assert.equal(error.problems.length, 3);
+      assert.match(error.message, /PUBLIC_URL/);
+      assert.match(error.message, /SMTP_URL/);
+      assert.match(error.message, /SESSION_SECRET must be at least 32 characters/);
+      assert.doesNotMatch(error.message, /hunter2|short-secret/);
+    }
+  });
+});

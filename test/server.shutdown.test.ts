@@ -31,8 +31,8 @@ interface RunningServer {
 async function accountWithKey(database: TestDatabase, email: string, credits: number): Promise<string> {
   const store = await openStore(database.url);
   try {
-    await createAccount(store.db, { email, credits });
-    return (await createKey(store.db, email, 'shutdown')).key;
+    const account = await createAccount(store.db, { email, credits });
+    return (await createKey(store.db, account.id, 'shutdown')).key;
   } finally {
     await store.close();
   }

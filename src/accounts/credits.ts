@@ -4,7 +4,7 @@
 import type { Kysely } from 'kysely';
 import type { Db } from '../store/database.ts';
 import type { Schema } from '../store/schema.ts';
-import { AccountError, requireAccount } from './accounts.ts';
+import { DomainError } from '../errors.ts';
 
 export const CREDIT_PACKS = [50, 200, 500] as const;
 
@@ -112,27 +112,57 @@ export async function refundExpiredReservations(db: Kysely<Schema>, now = Date.n
 
 export async function addCredits(
   db: Kysely<Schema>,
-  email: string,
+  accountId: string,
   amount: number,
   kind: 'grant' | 'pack',
   reason: string,
   now = Date.now(),
 ): Promise<number> {
-  if (!Number.isSafeInteger(amount) || amount <= 0) throw new AccountError('amount must be a positive integer');
-  const account = await requireAccount(db, email);
+  if (!Number.isSafeInteger(amount) || amount <= 0) throw new DomainError('invalid_input', 'amount must be a positive integer');
+  if (kind === 'pack' && !(CREDIT_PACKS as readonly number[]).includes(amount)) {
+    throw new DomainError('invalid_input', `a credit pack holds ${CREDIT_PACKS.join(', ')} credits, not ${amount}`);
+  }
   return db.transaction().execute(async (trx) => {
     const row = await trx
       .updateTable('accounts')
       .set((eb) => ({ credits: eb('credits', '+', amount) }))
-      .where('id', '=', account.id)
+      .where('id', '=', accountId)
       .returning('credits')
-      .executeTakeFirstOrThrow();
+      .executeTakeFirst();
+    if (!row) throw new DomainError('not_found', 'no such account');
     await trx
       .insertInto('ledger')
-      .values({ account_id: account.id, delta: amount, kind, reason, conversion_id: null, created_at: now })
+      .values({ account_id: accountId, delta: amount, kind, reason, conversion_id: null, created_at: now })
       .execute();
     return Number(row.credits);
   });
+}
+
+export interface LedgerEntry {
+  delta: number;
+  kind: string;
+  reason: string;
+  conversionId: string | null;
+  createdAt: number;
+}
+
+/** The latest ledger rows of an account, newest first. */
+export async function listLedger(db: Kysely<Schema>, accountId: string, limit = 50): Promise<LedgerEntry[]> {
+  const rows = await db
+    .selectFrom('ledger')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => ({
+    delta: Number(row.delta),
+    kind: row.kind,
+    reason: row.reason,
+    conversionId: row.conversion_id,
+    createdAt: Number(row.created_at),
+  }));
 }
 
 export async function ledgerSum(db: Kysely<Schema>, accountId: string): Promise<number> {

@@ -3,7 +3,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Schema } from '../store/schema.ts';
-import { ACCOUNT_COLUMNS, AccountError, accountFromRow, requireAccount, type Account } from './accounts.ts';
+import { DomainError } from '../errors.ts';
+import { ACCOUNT_COLUMNS, accountFromRow, type Account } from './accounts.ts';
 
 const KEY_PREFIX = 'vk_';
 /** Characters of the key kept in clear to name it: `vk_` and 8 random characters. */
@@ -35,23 +36,28 @@ export function hashKey(key: string): string {
   return createHash('sha256').update(key).digest('hex');
 }
 
+export const KEY_NAME_MAX_LENGTH = 100;
+
 export async function createKey(
   db: Kysely<Schema>,
-  email: string,
+  accountId: string,
   name: string | undefined,
   now = Date.now(),
 ): Promise<{ key: string; prefix: string }> {
-  const account = await requireAccount(db, email);
+  const trimmed = name?.trim() || null;
+  if (trimmed !== null && [...trimmed].length > KEY_NAME_MAX_LENGTH) {
+    throw new DomainError('invalid_input', `name: at most ${KEY_NAME_MAX_LENGTH} characters (this one has ${[...trimmed].length})`);
+  }
   const key = KEY_PREFIX + randomBase62(43); // ≈ 256 bits
   const prefix = key.slice(0, PREFIX_LENGTH);
   await db
     .insertInto('api_keys')
     .values({
       id: `key_${randomBytes(9).toString('base64url')}`,
-      account_id: account.id,
+      account_id: accountId,
       prefix,
       key_hash: hashKey(key),
-      name: name ?? null,
+      name: trimmed,
       created_at: now,
       last_used_at: null,
       revoked_at: null,
@@ -71,7 +77,7 @@ async function findKeyByPrefix(db: Kysely<Schema>, given: string): Promise<Schem
   const byHash = await db.selectFrom('api_keys').selectAll().where('key_hash', '=', hashKey(given)).executeTakeFirst();
   if (byHash) return byHash;
   if (given.length < MIN_PREFIX_LENGTH) {
-    throw new AccountError(`give at least ${MIN_PREFIX_LENGTH} characters of the key, as \`key list\` shows its prefix`);
+    throw new DomainError('invalid_input', `give at least ${MIN_PREFIX_LENGTH} characters of the key, as \`key list\` shows its prefix`);
   }
   const lead = given.slice(0, PREFIX_LENGTH);
   const matches = await db
@@ -79,25 +85,39 @@ async function findKeyByPrefix(db: Kysely<Schema>, given: string): Promise<Schem
     .selectAll()
     .where((eb) => eb(eb.fn<string>('substr', ['prefix', eb.val(1), eb.val(lead.length)]), '=', lead))
     .execute();
-  if (matches.length === 0) throw new AccountError(`no API key with prefix ${JSON.stringify(given)}`);
-  if (matches.length > 1) throw new AccountError(`prefix ${JSON.stringify(given)} names ${matches.length} keys; give more characters`);
+  if (matches.length === 0) throw new DomainError('not_found', `no API key with prefix ${JSON.stringify(given)}`);
+  if (matches.length > 1) throw new DomainError('invalid_input', `prefix ${JSON.stringify(given)} names ${matches.length} keys; give more characters`);
   return matches[0] as Schema['api_keys'];
 }
 
-export async function revokeKey(db: Kysely<Schema>, prefixOrKey: string, now = Date.now()): Promise<ApiKeyInfo> {
+export async function revokeKey(db: Kysely<Schema>, prefixOrKey: string, now = Date.now()): Promise<ApiKeyInfo & { accountId: string }> {
   const row = await findKeyByPrefix(db, prefixOrKey.trim());
+  if (row.revoked_at === null) {
+    await db.updateTable('api_keys').set({ revoked_at: now }).where('id', '=', row.id).execute();
+  }
+  return { ...keyInfo(row), revokedAt: row.revoked_at === null ? now : Number(row.revoked_at), accountId: row.account_id };
+}
+
+/** Revokes one of the account's own keys, named by its displayed prefix. */
+export async function revokeAccountKey(db: Kysely<Schema>, accountId: string, prefix: string, now = Date.now()): Promise<ApiKeyInfo> {
+  const row = await db
+    .selectFrom('api_keys')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('prefix', '=', prefix.trim())
+    .executeTakeFirst();
+  if (!row) throw new DomainError('not_found', `no API key with prefix ${JSON.stringify(prefix)} on this account`);
   if (row.revoked_at === null) {
     await db.updateTable('api_keys').set({ revoked_at: now }).where('id', '=', row.id).execute();
   }
   return { ...keyInfo(row), revokedAt: row.revoked_at === null ? now : Number(row.revoked_at) };
 }
 
-export async function listKeys(db: Kysely<Schema>, email: string): Promise<ApiKeyInfo[]> {
-  const account = await requireAccount(db, email);
+export async function listKeys(db: Kysely<Schema>, accountId: string): Promise<ApiKeyInfo[]> {
   const rows = await db
     .selectFrom('api_keys')
     .selectAll()
-    .where('account_id', '=', account.id)
+    .where('account_id', '=', accountId)
     .orderBy('created_at')
     .execute();
   return rows.map(keyInfo);

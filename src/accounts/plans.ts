@@ -38,7 +38,14 @@ export interface PlanChanges {
   concurrency?: number | null;
 }
 
-export async function updatePlan(db: Kysely<Schema>, name: string, changes: PlanChanges): Promise<Plan | undefined> {
+/** Changes a plan's limits; undefined when there is no such plan. */
+export async function updatePlan(
+  db: Kysely<Schema>,
+  name: string,
+  changes: PlanChanges,
+): Promise<{ before: Plan; after: Plan } | undefined> {
+  const before = await findPlan(db, name);
+  if (!before) return undefined;
   const values: Partial<Schema['plans']> = {};
   if (changes.dailyQuota !== undefined) values.daily_quota = changes.dailyQuota;
   if (changes.burstPerSecond !== undefined) values.burst_per_second = changes.burstPerSecond;
@@ -46,5 +53,6 @@ export async function updatePlan(db: Kysely<Schema>, name: string, changes: Plan
   if (Object.keys(values).length > 0) {
     await db.updateTable('plans').set(values).where('name', '=', name).execute();
   }
-  return findPlan(db, name);
+  const after = await findPlan(db, name);
+  return after ? { before, after } : undefined;
 }

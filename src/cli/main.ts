@@ -1,14 +1,27 @@
 // The admin command line: `npm run --silent cli -- <group> <command> [options]`.
 // It calls the same account modules as the server, on the same DATABASE_URL.
 import { parseArgs } from 'node:util';
-import { ACCOUNT_STATUSES, AccountError, createAccount, requireAccount, updateAccount } from '../accounts/accounts.ts';
-import { CREDIT_PACKS, addCredits } from '../accounts/credits.ts';
+import { ACCOUNT_ROLES, ACCOUNT_STATUSES, createAccount, findAccountByEmail, normaliseEmail, type Account } from '../accounts/accounts.ts';
+import { changeAccount, editPlan, grantCredits } from '../accounts/admin.ts';
+import { recordAudit } from '../accounts/audit.ts';
+import { CREDIT_PACKS } from '../accounts/credits.ts';
 import { createKey, listKeys, revokeKey } from '../accounts/keys.ts';
-import { listPlans, updatePlan, type Plan } from '../accounts/plans.ts';
+import { listPlans, type Plan } from '../accounts/plans.ts';
 import { ConfigError, loadConfig } from '../config.ts';
+import { DomainError } from '../errors.ts';
 import { openStore, type Store } from '../store/database.ts';
 
 class UsageError extends Error {}
+
+/** Who the audit record and the ledger name for changes made here. */
+const ACTOR = 'the command line';
+
+/** The CLI names accounts by email; the account modules work by id. */
+async function accountByEmail(store: Store, email: string): Promise<Account> {
+  const account = await findAccountByEmail(store.db, email);
+  if (!account) throw new DomainError('not_found', `no account with email ${normaliseEmail(email)}`);
+  return account;
+}
 
 type Options = Record<string, string | boolean | undefined>;
 
@@ -52,11 +65,12 @@ function limit(options: Options, name: string): number | null | undefined {
   return wholeNumber(name, text, name === 'daily-quota' ? 0 : 1);
 }
 
-function accountView(account: Awaited<ReturnType<typeof requireAccount>>) {
+function accountView(account: Account) {
   return {
     email: account.email,
     plan: account.plan.name,
     status: account.status,
+    role: account.role,
     credits: account.credits,
     metered: account.plan.metered,
     created_at: iso(account.createdAt),
@@ -90,14 +104,16 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   'account set': {
-    usage: `account set --email EMAIL [--plan NAME] [--status ${ACCOUNT_STATUSES.join('|')}]`,
-    summary: "Change an account's plan or status; applies to its very next request.",
-    options: { email: { type: 'string' }, plan: { type: 'string' }, status: { type: 'string' } },
+    usage: `account set --email EMAIL [--plan NAME] [--status ${ACCOUNT_STATUSES.join('|')}] [--role ${ACCOUNT_ROLES.join('|')}]`,
+    summary: "Change an account's plan, status or role (admin: the admin pages); applies to its very next request.",
+    options: { email: { type: 'string' }, plan: { type: 'string' }, status: { type: 'string' }, role: { type: 'string' } },
     async run(store, options) {
       const plan = optional(options, 'plan');
       const status = optional(options, 'status');
-      if (plan === undefined && status === undefined) throw new UsageError('give --plan or --status (or both)');
-      return json(accountView(await updateAccount(store.db, required(options, 'email'), { plan, status })));
+      const role = optional(options, 'role');
+      if (plan === undefined && status === undefined && role === undefined) throw new UsageError('give --plan, --status or --role');
+      const account = await accountByEmail(store, required(options, 'email'));
+      return json(accountView(await changeAccount(store.db, ACTOR, account.id, { plan, status, role })));
     },
   },
   'account show': {
@@ -105,7 +121,7 @@ const COMMANDS: Record<string, Command> = {
     summary: 'Show an account with its plan, status and credit balance.',
     options: { email: { type: 'string' } },
     async run(store, options) {
-      return json(accountView(await requireAccount(store.db, required(options, 'email'))));
+      return json(accountView(await accountByEmail(store, required(options, 'email'))));
     },
   },
   'key create': {
@@ -113,7 +129,8 @@ const COMMANDS: Record<string, Command> = {
     summary: 'Create an API key; prints the key alone, once. Only its hash is stored.',
     options: { email: { type: 'string' }, name: { type: 'string' } },
     async run(store, options) {
-      const { key } = await createKey(store.db, required(options, 'email'), optional(options, 'name'));
+      const account = await accountByEmail(store, required(options, 'email'));
+      const { key } = await createKey(store.db, account.id, optional(options, 'name'));
       return key;
     },
   },
@@ -122,7 +139,7 @@ const COMMANDS: Record<string, Command> = {
     summary: "List an account's keys: prefix, name, created, last used, revoked.",
     options: { email: { type: 'string' } },
     async run(store, options) {
-      const keys = await listKeys(store.db, required(options, 'email'));
+      const keys = await listKeys(store.db, (await accountByEmail(store, required(options, 'email'))).id);
       return json(
         keys.map((k) => ({
           prefix: k.prefix,
@@ -140,6 +157,7 @@ const COMMANDS: Record<string, Command> = {
     options: { prefix: { type: 'string' } },
     async run(store, options) {
       const key = await revokeKey(store.db, required(options, 'prefix'));
+      await recordAudit(store.db, { actor: ACTOR, action: 'key revoked', accountId: key.accountId, detail: `key ${key.prefix}` });
       return json({ prefix: key.prefix, name: key.name, revoked_at: iso(key.revokedAt) });
     },
   },
@@ -152,18 +170,19 @@ const COMMANDS: Record<string, Command> = {
       const amount = optional(options, 'amount');
       const pack = optional(options, 'pack');
       if ((amount === undefined) === (pack === undefined)) throw new UsageError('give exactly one of --amount N or --pack 50|200|500');
-      let credits: number;
+      let grant: { amount: number } | { pack: number };
       if (pack !== undefined) {
         const size = Number(pack);
         if (!(CREDIT_PACKS as readonly number[]).includes(size) || !/^\d+$/.test(pack)) {
           throw new UsageError(`--pack must be one of ${CREDIT_PACKS.join(', ')}, got ${JSON.stringify(pack)}`);
         }
-        credits = await addCredits(store.db, email, size, 'pack', `credit pack of ${size}`);
+        grant = { pack: size };
       } else {
-        const value = wholeNumber('amount', amount as string, 1);
-        credits = await addCredits(store.db, email, value, 'grant', 'admin grant');
+        grant = { amount: wholeNumber('amount', amount as string, 1) };
       }
-      return json({ ...accountView(await requireAccount(store.db, email)), credits });
+      const account = await accountByEmail(store, email);
+      const credits = await grantCredits(store.db, ACTOR, account.id, grant);
+      return json({ ...accountView(await accountByEmail(store, email)), credits });
     },
   },
   'plan set': {
@@ -185,9 +204,7 @@ const COMMANDS: Record<string, Command> = {
       if (Object.values(changes).every((v) => v === undefined)) {
         throw new UsageError('give at least one of --daily-quota, --burst, --concurrency');
       }
-      const plan = await updatePlan(store.db, name, changes);
-      if (!plan) throw new AccountError(`unknown plan: ${JSON.stringify(name)}`);
-      return json(planView(plan));
+      return json(planView(await editPlan(store.db, ACTOR, name, changes)));
     },
   },
   'plan list': {
@@ -260,7 +277,7 @@ export async function runCli(argv: string[], out: (text: string) => void, err: (
       err(`error: ${error.message}\n\n${commandHelp(command)}`);
       return 2;
     }
-    if (error instanceof AccountError || error instanceof ConfigError) {
+    if (error instanceof DomainError || error instanceof ConfigError) {
       err(`error: ${error.message}\n`);
       return 1;
     }

@@ -1,5 +1,5 @@
 // Conversion records: metadata of each successful conversion, kept RETENTION_DAYS.
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { TraceParams } from '../engine/params.ts';
 import type { TraceResult } from '../engine/types.ts';
 import type { Schema } from '../store/schema.ts';
@@ -99,4 +99,54 @@ export async function countConversionsSince(db: Kysely<Schema>, accountId: strin
     .where('created_at', '>=', since)
     .executeTakeFirstOrThrow();
   return Number(row.n);
+}
+
+const DAY_MS = 86_400_000;
+
+/** Successful conversions per UTC day over the `days` days ending today, oldest first (zeros included). */
+export async function conversionsPerDay(
+  db: Kysely<Schema>,
+  accountId: string,
+  now: number,
+  days: number,
+): Promise<{ day: number; count: number }[]> {
+  const today = Math.floor(now / DAY_MS);
+  const first = today - days + 1;
+  const rows = await db
+    .selectFrom('conversions')
+    // A literal, not a parameter: PostgreSQL must see the same expression in SELECT and GROUP BY.
+    .select((eb) => [sql<number>`created_at / ${sql.lit(DAY_MS)}`.as('day'), eb.fn.countAll<number>().as('n')])
+    .where('account_id', '=', accountId)
+    .where('created_at', '>=', first * DAY_MS)
+    .groupBy(sql`created_at / ${sql.lit(DAY_MS)}`)
+    .execute();
+  const counts = new Map(rows.map((row) => [Math.floor(Number(row.day)), Number(row.n)]));
+  return Array.from({ length: days }, (_, i) => ({ day: (first + i) * DAY_MS, count: counts.get(first + i) ?? 0 }));
+}
+
+export interface ConversionSummary {
+  id: string;
+  originalName: string;
+  fileSize: number;
+  nodeCount: number;
+  createdAt: number;
+}
+
+/** The account's latest conversions, newest first. */
+export async function latestConversions(db: Kysely<Schema>, accountId: string, limit = 10): Promise<ConversionSummary[]> {
+  const rows = await db
+    .selectFrom('conversions')
+    .select(['id', 'original_name', 'file_size', 'node_count', 'created_at'])
+    .where('account_id', '=', accountId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => ({
+    id: row.id,
+    originalName: row.original_name,
+    fileSize: Number(row.file_size),
+    nodeCount: Number(row.node_count),
+    createdAt: Number(row.created_at),
+  }));
 }

@@ -3,7 +3,7 @@
 import type { Logger } from 'pino';
 import type { Account } from '../accounts/accounts.ts';
 import { refundReservation, reserveCredit, settleReservation } from '../accounts/credits.ts';
-import { ApiError } from '../errors.ts';
+import { DomainError } from '../errors.ts';
 import { sniffFormat } from '../engine/decode.ts';
 import type { TraceParams } from '../engine/params.ts';
 import { EngineError, type Engine } from '../engine/types.ts';
@@ -45,6 +45,8 @@ export async function vectorize(
   account: Account,
   readUpload: () => Promise<Upload>,
 ): Promise<VectorizeResponse> {
+  // Front-ends check this as they identify the account; checked here too, so none can forget.
+  if (account.status !== 'active') throw accountInactive(account);
   const admission = await deps.limits.admit(account);
   try {
     return await reserveAndConvert(deps, account, readUpload);
@@ -65,7 +67,7 @@ async function reserveAndConvert(
   let creditsRemaining: number | null = null;
   if (metered) {
     const reservation = await reserveCredit(db, account.id, id, deps.reservationLeaseMs, deps.now());
-    if (!reservation) throw new ApiError(402, 'insufficient_credits', { credits_remaining: 0 });
+    if (!reservation) throw new DomainError('insufficient_credits', 'insufficient_credits', { creditsRemaining: 0 });
     creditsRemaining = reservation.balance;
   }
   try {
@@ -98,10 +100,16 @@ async function reserveAndConvert(
   }
 }
 
+export function accountInactive(account: Account): DomainError {
+  return new DomainError('account_inactive', `account ${account.status}: this account is ${account.status} and cannot convert images`, {
+    accountStatus: account.status,
+  });
+}
+
 function checkImageBytes(bytes: Buffer): void {
-  if (bytes.length === 0) throw new ApiError(400, 'image: the uploaded file is empty');
+  if (bytes.length === 0) throw new DomainError('invalid_input', 'image: the uploaded file is empty');
   if (!sniffFormat(bytes)) {
-    throw new ApiError(400, 'image: unsupported format; send a PNG, JPEG or WebP image (detected from its bytes)');
+    throw new DomainError('invalid_input', 'image: unsupported format; send a PNG, JPEG or WebP image (detected from its bytes)');
   }
 }
 
@@ -112,21 +120,21 @@ async function convertOrExplain(engine: Engine, upload: Upload) {
     if (!(error instanceof EngineError)) throw error;
     switch (error.kind) {
       case 'invalid_image':
-        throw new ApiError(400, `image: ${error.message}`);
+        throw new DomainError('invalid_input', `image: ${error.message}`);
       case 'timeout':
-        throw new ApiError(502, 'the vectorization engine exceeded its time limit on this image');
+        throw new DomainError('engine_timeout', 'the vectorization engine exceeded its time limit on this image');
       case 'engine_failed':
-        throw new ApiError(502, 'the vectorization engine failed to process this image');
+        throw new DomainError('engine_failed', 'the vectorization engine failed to process this image');
       case 'queue_full':
-        throw new ApiError(503, 'the conversion queue is full; retry shortly', {}, { 'retry-after': '2' });
+        throw new DomainError('unavailable', 'the conversion queue is full; retry shortly', { retryAfterSeconds: 2 });
       case 'closed':
-        throw new ApiError(503, 'the service is shutting down; retry shortly', {}, { 'retry-after': '5' });
+        throw new DomainError('unavailable', 'the service is shutting down; retry shortly', { retryAfterSeconds: 5 });
     }
   }
 }
 
 async function refundQuietly(deps: ConversionDeps, id: string, cause: unknown): Promise<void> {
-  const reason = cause instanceof ApiError ? `failed: ${cause.status}` : 'failed: internal error';
+  const reason = cause instanceof DomainError ? `failed: ${cause.code}` : 'failed: internal error';
   try {
     if (await refundReservation(deps.store.db, id, reason, deps.now())) deps.onCredit?.('refunded');
   } catch (error) {

@@ -1,24 +1,28 @@
-// The Fastify app: plugins, hooks and routes. Thin: each route hands over to a use case.
+// The Fastify app, split by audience: the operator routes (ops/), the JSON API (api/) and the
+// web pages (web/), each with its own plugins, error mapping and security headers. The root
+// holds what all share: request ids, draining, metrics, and the JSON answer for anything
+// unmatched. Thin: each route hands over to a use case.
 import { randomUUID } from 'node:crypto';
 import multipart from '@fastify/multipart';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { ConversionDeps } from '../conversion/vectorize.ts';
-import { ApiError } from '../errors.ts';
+import { DomainError } from '../errors.ts';
 import { createMetrics, gaugeOf, type Metrics } from '../metrics/metrics.ts';
-import { admitUploads } from './admission.ts';
-import { authenticate } from './auth.ts';
-import { apiDocs } from './docs.ts';
-import { handleError } from './errors.ts';
+import { admitUploads } from './api/admission.ts';
+import { apiRoutes } from './api/plugin.ts';
+import { handleError } from './api/errors.ts';
+import type { UploadPace } from './api/upload.ts';
 import { createLifecycle, drainingGuard, type Lifecycle } from './lifecycle.ts';
-import { countRefusals, countResponses, operationsRoutes } from './operations.ts';
-import { resultRoutes } from './results.ts';
+import { apiDocs } from './ops/docs.ts';
+import { countRefusal, countRefusals, countResponses, operationsRoutes } from './ops/routes.ts';
 import { answerClientError, apiSecurityHeaders, securityHeaders } from './security.ts';
-import type { UploadPace } from './upload.ts';
-import { vectorizeRoutes } from './vectorize.ts';
+import { webApp, type WebDeps } from './web/plugin.ts';
 
 export interface AppDeps extends ConversionDeps {
   maxUploadBytes: number;
   retentionDays: number;
+  /** The pages: sessions, mail, links. */
+  web: Pick<WebDeps, 'sessionStore' | 'sessionSecrets' | 'mailer' | 'publicUrl'>;
   /** Operability; each has a default so the app can be built without them. */
   metrics?: Metrics;
   lifecycle?: Lifecycle;
@@ -27,6 +31,8 @@ export interface AppDeps extends ConversionDeps {
   headersTimeoutMs?: number;
   requestTimeoutMs?: number;
   version?: string;
+  /** Fastify's trustProxy (TRUST_PROXY): whose X-Forwarded-For gives the client address. */
+  trustProxy?: boolean | string;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
@@ -51,13 +57,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     frameworkErrors: (error, request, reply) => {
       const mapped =
         error.code === 'FST_ERR_MAX_PARAM_LENGTH'
-          ? new ApiError(404, 'not found: the path parameter is too long')
-          : new ApiError(400, 'bad request: the URL is malformed');
+          ? new DomainError('not_found', 'not found: the path parameter is too long')
+          : new DomainError('invalid_input', 'bad request: the URL is malformed');
       void reply.header('x-request-id', request.id).headers(apiSecurityHeaders());
       handleError(mapped, request, reply);
     },
     // Bodies other than multipart are refused anyway; keep their buffering small.
     bodyLimit: 1024 * 1024,
+    trustProxy: deps.trustProxy ?? false,
   });
 
   const metrics = deps.metrics ?? createMetrics({ engineLoad: () => deps.engine.load(), processMetrics: false });
@@ -78,20 +85,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   drainingGuard(app, lifecycle);
   app.setErrorHandler(handleError);
   app.setNotFoundHandler((request) => {
-    throw new ApiError(404, `route not found: ${request.method} ${request.url.split('?')[0]}`);
+    throw new DomainError('not_found', `route not found: ${request.method} ${request.url.split('?')[0]}`);
   });
 
+  const onCredit = (event: 'spent' | 'refunded') => (event === 'spent' ? metrics.creditsSpent : metrics.creditsRefunded).inc();
   await apiDocs(app, deps.version ?? '0.0.0');
   operationsRoutes(app, { store: deps.store, engine: deps.engine, lifecycle, metrics });
-
-  await app.register(async (api) => {
-    api.addHook('onRequest', authenticate(deps.store.db, deps.now));
-    vectorizeRoutes(api, {
-      ...deps,
-      admit,
-      onCredit: (event) => (event === 'spent' ? metrics.creditsSpent : metrics.creditsRefunded).inc(),
-    });
-    resultRoutes(api, { db: deps.store.db, now: deps.now, retentionDays: deps.retentionDays });
-  });
+  await app.register(apiRoutes, { ...deps, admit, onCredit });
+  await app.register(webApp, { ...deps, ...deps.web, admit, onCredit, countRefusal: (error) => countRefusal(metrics, error) });
   return app;
 }

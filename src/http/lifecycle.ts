@@ -1,7 +1,7 @@
 // Draining on shutdown: the service stops taking work (new requests get 503 with Retry-After,
 // /readyz turns 503) while the requests already in flight run to completion, within a bound.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../errors.ts';
+import { DomainError } from '../errors.ts';
 
 export interface Lifecycle {
   readonly draining: boolean;
@@ -65,7 +65,7 @@ export function drainingGuard(app: FastifyInstance, lifecycle: Lifecycle): void 
     if (lifecycle.draining) {
       // No `Connection: close` here: closing while a client still sends its upload turns this
       // clear 503 into a connection reset. Idle connections are closed when the app closes.
-      throw new ApiError(503, 'the service is shutting down; retry shortly', {}, { 'retry-after': String(DRAINING_RETRY_AFTER_SECONDS) });
+      throw new DomainError('unavailable', 'the service is shutting down; retry shortly', { retryAfterSeconds: DRAINING_RETRY_AFTER_SECONDS });
     }
     // 'close' fires once the response is sent or the client went away, whichever comes first.
     const untrack = lifecycle.track();

@@ -1,14 +1,11 @@
-// Security headers on every response, in this one hook. API responses are JSON that no
-// browser should render, frame or cache; the /docs page gets a policy that lets it run its
-// own scripts and styles (served from the package, never a CDN) and nothing else.
+// Security headers, set when a request arrives so that every answer carries them, errors and
+// 404s included. Each audience sets its own policy in its own context (a child's onRequest hook
+// runs after the root's): the JSON API and everything unmatched get `default-src 'none'`, the
+// API reference and the pages get policies that let them run their own scripts, never inline.
 import { randomUUID } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 
-const API_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
-// Swagger UI sets inline style attributes; its scripts are files under /docs/static.
-const DOCS_CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
-  "connect-src 'self'; font-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+export const API_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'x-content-type-options': 'nosniff',
@@ -19,18 +16,18 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'permissions-policy': 'camera=(), microphone=(), geolocation=()',
 };
 
-export function isDocsPath(url: string): boolean {
-  return url === '/docs' || url.startsWith('/docs/') || url.startsWith('/docs?');
+/** The root's headers: the API's, for JSON answers that no browser should render, frame or cache. */
+export function securityHeaders(app: FastifyInstance): void {
+  app.addHook('onRequest', async (_request, reply) => {
+    void reply.headers(apiSecurityHeaders());
+  });
 }
 
-export function securityHeaders(app: FastifyInstance): void {
-  app.addHook('onSend', async (request, reply, payload) => {
-    void reply.headers(SECURITY_HEADERS);
-    const docs = isDocsPath(request.url);
-    void reply.header('content-security-policy', docs ? DOCS_CSP : API_CSP);
-    // Conversions and their metadata belong to one account: no shared cache may keep them.
-    if (!docs) void reply.header('cache-control', 'no-store');
-    return payload;
+/** Replaces the content security policy (and drops `no-store` unless `cache` says otherwise) for one context. */
+export function contextSecurityHeaders(app: FastifyInstance, csp: string, options: { noStore: boolean }): void {
+  app.addHook('onRequest', async (_request, reply: FastifyReply) => {
+    void reply.header('content-security-policy', csp);
+    if (!options.noStore) reply.removeHeader('cache-control');
   });
 }
 

@@ -2,18 +2,18 @@
 // Two implementations fill the interface: in process (one node) and Redis (several nodes).
 import type { Account } from '../accounts/accounts.ts';
 import type { Plan } from '../accounts/plans.ts';
-import { ApiError } from '../errors.ts';
+import { DomainError, type LimitKind } from '../errors.ts';
 
-export type LimitKind = 'burst' | 'concurrency' | 'daily_quota';
+export type { LimitKind };
 
-/** A 429: which limit, and the wait in whole seconds (also in Retry-After). */
-export class LimitExceeded extends ApiError {
+/** A refusal by a limit: which one, and the wait in whole seconds. */
+export class LimitExceeded extends DomainError {
   constructor(
     readonly kind: LimitKind,
     readonly retryAfterSeconds: number,
     description: string,
   ) {
-    super(429, `${description}; retry after ${retryAfterSeconds} seconds`, { limit: kind }, { 'retry-after': String(retryAfterSeconds) });
+    super('rate_limited', `${description}; retry after ${retryAfterSeconds} seconds`, { limit: kind, retryAfterSeconds });
   }
 }
 
@@ -22,9 +22,22 @@ export interface Admission {
   release(): Promise<void>;
 }
 
+/** At most `max` failures per key within `windowMs` (log-in, sign-up and password reset of the pages). */
+export interface AttemptPolicy {
+  max: number;
+  windowMs: number;
+}
+
 export interface Limits {
   /** Admits a conversion for `account` or throws LimitExceeded. */
   admit(account: Account): Promise<Admission>;
+  /**
+   * Throws LimitExceeded (`attempts`) when any of `keys` (an email, a client address) already
+   * has `policy.max` failures in the window; the wait is until the oldest of them leaves it.
+   */
+  checkAttempts(keys: string[], policy: AttemptPolicy): Promise<void>;
+  /** Counts one failure against each of `keys`. */
+  recordFailure(keys: string[], policy: AttemptPolicy): Promise<void>;
   /** Conversions of the account now in flight (admitted, not yet released). */
   inFlight(accountId: string): Promise<number>;
   close(): Promise<void>;
@@ -82,4 +95,8 @@ export function dailyQuotaExceeded(plan: Plan, now: number): LimitExceeded {
     secondsUntilNextUtcDay(now),
     `rate limit exceeded (daily quota): the ${plan.name} plan allows ${plan.dailyQuota} conversions per UTC day`,
   );
+}
+
+export function attemptsExceeded(waitMs: number): LimitExceeded {
+  return new LimitExceeded('attempts', waitSeconds(waitMs), 'too many failed attempts');
 }

@@ -1,11 +1,32 @@
 // Limits kept in this process: right for one node (REDIS_URL unset).
 import type { Account } from '../accounts/accounts.ts';
-import { burstExceeded, concurrencyExceeded, dailyQuotaExceeded, usedToday, type Limits, type LimitsDeps } from './limits.ts';
+import {
+  attemptsExceeded,
+  burstExceeded,
+  concurrencyExceeded,
+  dailyQuotaExceeded,
+  usedToday,
+  type AttemptPolicy,
+  type Limits,
+  type LimitsDeps,
+} from './limits.ts';
+
+/** Past this many keys, a recorded failure first drops the keys whose window is empty. */
+const ATTEMPT_KEYS_BEFORE_SWEEP = 10_000;
 
 export function createMemoryLimits(deps: LimitsDeps): Limits {
   /** Admission times within the last second, per account: a sliding one-second window. */
   const recent = new Map<string, number[]>();
   const running = new Map<string, number>();
+  /** Failure times per key (an email or a client address), oldest first. */
+  const failures = new Map<string, number[]>();
+
+  function failuresWithin(key: string, policy: AttemptPolicy, now: number): number[] {
+    const times = (failures.get(key) ?? []).filter((t) => t > now - policy.windowMs);
+    if (times.length > 0) failures.set(key, times);
+    else failures.delete(key);
+    return times;
+  }
 
   function checkBurst(account: Account, now: number): void {
     const perSecond = account.plan.burstPerSecond;
@@ -53,6 +74,20 @@ export function createMemoryLimits(deps: LimitsDeps): Limits {
           else running.delete(account.id);
         },
       };
+    },
+    async checkAttempts(keys, policy) {
+      const now = deps.now();
+      for (const key of keys) {
+        const times = failuresWithin(key, policy, now);
+        if (times.length >= policy.max) {
+          throw attemptsExceeded((times[times.length - policy.max] ?? now) + policy.windowMs - now);
+        }
+      }
+    },
+    async recordFailure(keys, policy) {
+      const now = deps.now();
+      if (failures.size > ATTEMPT_KEYS_BEFORE_SWEEP) for (const key of [...failures.keys()]) failuresWithin(key, policy, now);
+      for (const key of keys) failures.set(key, [...failuresWithin(key, policy, now), now]);
     },
     inFlight: async (accountId) => running.get(accountId) ?? 0,
     close: async () => {},

@@ -2,8 +2,8 @@
 // concurrency and the daily quota and admits atomically, so nodes cannot race past a limit.
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { ApiError } from '../errors.ts';
-import { burstExceeded, concurrencyExceeded, dailyQuotaExceeded, usedToday, type Limits, type LimitsDeps } from './limits.ts';
+import { DomainError } from '../errors.ts';
+import { attemptsExceeded, burstExceeded, concurrencyExceeded, dailyQuotaExceeded, usedToday, type Limits, type LimitsDeps } from './limits.ts';
 
 /**
  * KEYS[1] burst window (zset: admission id → time), KEYS[2] in flight (zset: admission id → lease end).
@@ -38,8 +38,8 @@ return {0, 0}
 const SLOT_LEASE_MS = 30_000;
 const SLOT_RENEW_MS = 10_000;
 
-function unavailable(): ApiError {
-  return new ApiError(503, 'the limits store is unavailable; retry shortly', {}, { 'retry-after': '5' });
+function unavailable(): DomainError {
+  return new DomainError('unavailable', 'the limits store is unavailable; retry shortly', { retryAfterSeconds: 5 });
 }
 
 export async function createRedisLimits(url: string, prefix: string, deps: LimitsDeps): Promise<Limits> {
@@ -56,6 +56,7 @@ export async function createRedisLimits(url: string, prefix: string, deps: Limit
   }
   const burstKey = (accountId: string) => `${prefix}burst:${accountId}`;
   const inFlightKey = (accountId: string) => `${prefix}inflight:${accountId}`;
+  const attemptsKey = (key: string) => `${prefix}attempts:${key}`;
 
   async function command<T>(run: () => Promise<T>): Promise<T> {
     try {
@@ -104,6 +105,28 @@ export async function createRedisLimits(url: string, prefix: string, deps: Limit
           await redis.zrem(inFlightKey(account.id), id).catch(() => {});
         },
       };
+    },
+    async checkAttempts(keys, policy) {
+      const now = deps.now();
+      for (const key of keys) {
+        const oldest = await command(async () => {
+          await redis.zremrangebyscore(attemptsKey(key), '-inf', now - policy.windowMs);
+          // The failure whose leaving the window frees a place: max-th from the newest.
+          return redis.zrevrange(attemptsKey(key), policy.max - 1, policy.max - 1, 'WITHSCORES');
+        });
+        if (oldest.length === 2) throw attemptsExceeded(Number(oldest[1]) + policy.windowMs - now);
+      }
+    },
+    async recordFailure(keys, policy) {
+      const now = deps.now();
+      await command(async () => {
+        const batch = redis.multi();
+        for (const key of keys) {
+          batch.zadd(attemptsKey(key), now, randomUUID());
+          batch.pexpire(attemptsKey(key), policy.windowMs);
+        }
+        await batch.exec();
+      });
     },
     async inFlight(accountId) {
       return command(async () => {

@@ -99,6 +99,51 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.createIndex('conversions_created').on('conversions').column('created_at').execute();
       },
     },
+    '0002_web': {
+      async up(db: Kysely<unknown>) {
+        await db.schema.alterTable('accounts').addColumn('role', 'text', (c) => c.notNull().defaultTo('user')).execute();
+        await db.schema.alterTable('accounts').addColumn('password_hash', 'text').execute();
+
+        await db.schema
+          .createTable('sessions')
+          .addColumn('id_hash', 'text', (c) => c.primaryKey())
+          .addColumn('account_id', 'text', (c) => c.references('accounts.id'))
+          .addColumn('csrf_secret', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addColumn('last_seen_at', 'bigint', (c) => c.notNull())
+          .addColumn('expires_at', 'bigint', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('sessions_expires').on('sessions').column('expires_at').execute();
+        await db.schema.createIndex('sessions_account').on('sessions').column('account_id').execute();
+
+        await db.schema
+          .createTable('password_resets')
+          .addColumn('token_hash', 'text', (c) => c.primaryKey())
+          .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id'))
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addColumn('expires_at', 'bigint', (c) => c.notNull())
+          .addColumn('used_at', 'bigint')
+          .execute();
+        await db.schema.createIndex('password_resets_expires').on('password_resets').column('expires_at').execute();
+
+        await db.schema
+          .createTable('audit')
+          .addColumn('id', serial, (c) => (dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement()))
+          .addColumn('actor', 'text', (c) => c.notNull())
+          .addColumn('action', 'text', (c) => c.notNull())
+          .addColumn('account_id', 'text')
+          .addColumn('detail', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('audit_account').on('audit').columns(['account_id', 'created_at']).execute();
+
+        await db.schema
+          .createTable('settings')
+          .addColumn('name', 'text', (c) => c.primaryKey())
+          .addColumn('value', 'text', (c) => c.notNull())
+          .execute();
+      },
+    },
   };
 }
 

@@ -18,6 +18,10 @@ export interface AccountsTable {
   status: string;
   credits: number;
   created_at: number;
+  /** `user` or `admin` (the admin pages). */
+  role: string;
+  /** scrypt hash (src/accounts/passwords.ts); null until a password is set. Never selected with the account. */
+  password_hash: string | null;
 }
 
 export interface ApiKeysTable {
@@ -64,6 +68,42 @@ export interface ConversionsTable {
   created_at: number;
 }
 
+/** Web sessions (src/http/web/sessions.ts); the cookie holds the id, the table only its SHA-256. */
+export interface SessionsTable {
+  id_hash: string;
+  account_id: string | null;
+  /** Secret of the session's CSRF tokens. */
+  csrf_secret: string;
+  created_at: number;
+  last_seen_at: number;
+  /** Idle limit: last_seen_at + 24 h, capped at created_at + 14 days. */
+  expires_at: number;
+}
+
+export interface PasswordResetsTable {
+  token_hash: string;
+  account_id: string;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+}
+
+/** What an admin changed that the ledger does not record (plan, status, role, keys, plan limits). */
+export interface AuditTable {
+  id: Generated<number>;
+  actor: string;
+  action: string;
+  account_id: string | null;
+  detail: string;
+  created_at: number;
+}
+
+/** Values generated once and shared by every node on the store (the session secret when unset). */
+export interface SettingsTable {
+  name: string;
+  value: string;
+}
+
 export interface Schema {
   plans: PlansTable;
   accounts: AccountsTable;
@@ -71,4 +111,8 @@ export interface Schema {
   ledger: LedgerTable;
   reservations: ReservationsTable;
   conversions: ConversionsTable;
+  sessions: SessionsTable;
+  password_resets: PasswordResetsTable;
+  audit: AuditTable;
+  settings: SettingsTable;
 }

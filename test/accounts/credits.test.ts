@@ -68,10 +68,12 @@ for (const dialect of await dialects()) {
     it('records grants and packs, and refuses non-positive amounts', async () => {
       const account = await createAccount(store.db, { email: 'packs@example.com' });
       assert.equal(account.credits, 10);
-      assert.equal(await addCredits(store.db, 'packs@example.com', 50, 'pack', 'credit pack of 50'), 60);
-      assert.equal(await addCredits(store.db, 'packs@example.com', 7, 'grant', 'admin grant'), 67);
-      await assert.rejects(addCredits(store.db, 'packs@example.com', -1, 'grant', 'x'), /positive/);
-      await assert.rejects(addCredits(store.db, 'packs@example.com', 0, 'grant', 'x'), /positive/);
+      assert.equal(await addCredits(store.db, account.id, 50, 'pack', 'credit pack of 50'), 60);
+      assert.equal(await addCredits(store.db, account.id, 7, 'grant', 'admin grant'), 67);
+      await assert.rejects(addCredits(store.db, account.id, -1, 'grant', 'x'), /positive/);
+      await assert.rejects(addCredits(store.db, account.id, 0, 'grant', 'x'), /positive/);
+      await assert.rejects(addCredits(store.db, account.id, 60, 'pack', 'x'), /50, 200, 500/);
+      await assert.rejects(addCredits(store.db, 'acc_nobody', 5, 'grant', 'x'), /no such account/);
       const kinds = await store.db.selectFrom('ledger').select(['kind', 'delta']).where('account_id', '=', account.id).orderBy('id').execute();
       assert.deepEqual(kinds.map((k) => [k.kind, Number(k.delta)]), [['grant', 10], ['pack', 50], ['grant', 7]]);
       assert.equal(await ledgerSum(store.db, account.id), 67);

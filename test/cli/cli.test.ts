@@ -77,6 +77,24 @@ for (const dialect of await dialects()) {
       assert.equal(account?.status, 'suspended');
     });
 
+    it('gives and takes the admin role, and audits it', async () => {
+      await cli(database.url, ['account', 'create', '--email', 'boss@example.com']);
+      const res = await cli(database.url, ['account', 'set', '--email', 'boss@example.com', '--role', 'admin']);
+      assert.equal(res.code, 0, res.stderr);
+      assert.equal(JSON.parse(res.stdout).role, 'admin');
+      assert.equal((await findAccountByEmail(store.db, 'boss@example.com'))?.role, 'admin');
+      assert.equal((await cli(database.url, ['account', 'set', '--email', 'boss@example.com', '--role', 'user'])).code, 0);
+      assert.equal((await findAccountByEmail(store.db, 'boss@example.com'))?.role, 'user');
+      const audit = await store.db.selectFrom('audit').select(['actor', 'detail']).orderBy('id').execute();
+      assert.deepEqual(audit.slice(-2), [
+        { actor: 'the command line', detail: 'role user → admin' },
+        { actor: 'the command line', detail: 'role admin → user' },
+      ]);
+      const bad = await cli(database.url, ['account', 'set', '--email', 'boss@example.com', '--role', 'owner']);
+      assert.notEqual(bad.code, 0);
+      assert.match(bad.stderr, /unknown role/);
+    });
+
     it('adds credits by amount and by pack, in the ledger', async () => {
       await cli(database.url, ['account', 'create', '--email', 'credits@example.com']);
       assert.equal((await cli(database.url, ['credits', 'add', '--email', 'credits@example.com', '--pack', '200'])).code, 0);

@@ -88,8 +88,8 @@ export async function startTestService(
     database,
     logs,
     async accountWithKey(email, accountOptions = {}) {
-      await createAccount(service.store.db, { email, ...accountOptions });
-      const { key } = await createKey(service.store.db, email, 'test');
+      const account = await createAccount(service.store.db, { email, ...accountOptions });
+      const { key } = await createKey(service.store.db, account.id, 'test');
       logs.secrets.add(key);
       return key;
     },

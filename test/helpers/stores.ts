@@ -19,7 +19,7 @@ let postgresAvailable: Promise<string | undefined> | undefined;
 /** `undefined` when PostgreSQL answers, else why not. */
 export function postgresProblem(): Promise<string | undefined> {
   postgresAvailable ??= (async () => {
-    const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL, connectionTimeoutMillis: 2000 });
+    const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL, connectionTimeoutMillis: 10_000 });
     try {
       await client.connect();
       await client.query('select 1');

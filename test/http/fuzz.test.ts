@@ -262,6 +262,11 @@ describe(`fuzz: ${REQUESTS} seeded requests (seed ${SEED})`, () => {
         const where = `#${index} ${kind} → ${res.status}`;
         if (res.status >= 500 && res.status !== 503) failures.push(`${where}: ${text.slice(0, 200)}`);
         if (res.status === 503 && !res.headers.get('retry-after')) failures.push(`${where} without Retry-After`);
+        // `/` is the landing page since the web application (SPEC "Web application"): HTML, any method other than GET a JSON 404.
+        if (path === '/' && (res.headers.get('content-type') ?? '').startsWith('text/html')) {
+          if (res.status !== 200 || !text.startsWith('<!doctype html>') || /\bat .+:\d+:\d+\)/.test(text)) failures.push(`${where}: page ${text.slice(0, 100)}`);
+          continue;
+        }
         let body: Record<string, unknown>;
         try {
           body = JSON.parse(text) as Record<string, unknown>;

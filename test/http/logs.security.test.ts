@@ -49,5 +49,10 @@ describe('scrubSecrets', () => {
     assert.equal(scrubSecrets('{"h":"Bearer abc.def"}'), '{"h":"Bearer [redacted]"}');
     assert.equal(scrubSecrets('{"h":"basic dXNlcjpwYXNz"}'), '{"h":"basic [redacted]"}');
     assert.equal(scrubSecrets('{"prefix":"vk_ABCDEFGH"}'), '{"prefix":"vk_ABCDEFGH"}', 'a key prefix is not a secret');
+    assert.equal(
+      scrubSecrets('{"url":"/password-reset/confirm?token=AbC-123_xyz","msg":"incoming request"}'),
+      '{"url":"/password-reset/confirm?token=[redacted]","msg":"incoming request"}',
+      'a reset token in a request URL',
+    );
   });
 });

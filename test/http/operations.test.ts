@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import Fastify from 'fastify';
-import { ApiError } from '../../src/errors.ts';
-import { handleError } from '../../src/http/errors.ts';
-import { countRefusals } from '../../src/http/operations.ts';
+import { DomainError } from '../../src/errors.ts';
+import { handleError } from '../../src/http/api/errors.ts';
+import { countRefusals } from '../../src/http/ops/routes.ts';
 import { createMetrics } from '../../src/metrics/metrics.ts';
 import { corpusFile, postVectorize, request } from '../helpers/http.ts';
 import { multipartBody, rawRequest } from '../helpers/raw.ts';
@@ -246,23 +246,28 @@ describe('upload admission', () => {
 });
 
 describe('limit refusal counting', () => {
-  it('counts a 429 by the kind the limits code names, and a 402 as credits', async () => {
+  it('counts a 429 by the kind the limits code names, and a 402 as credits, after mapping codes to statuses', async () => {
     const metrics = createMetrics({ processMetrics: false });
     const app = Fastify();
     countRefusals(app, metrics);
     app.setErrorHandler(handleError);
     app.get('/burst', async () => {
-      // The shape of the limits code's LimitExceeded: a `kind`, and `limit` in the body.
-      throw Object.assign(new ApiError(429, 'too fast; retry after 1 seconds', { limit: 'burst' }, { 'retry-after': '1' }), { kind: 'burst' });
+      throw new DomainError('rate_limited', 'too fast; retry after 1 seconds', { limit: 'burst', retryAfterSeconds: 1 });
     });
     app.get('/quota', async () => {
-      throw new ApiError(429, 'daily quota; retry after 60 seconds', { limit: 'daily_quota' }, { 'retry-after': '60' });
+      throw new DomainError('rate_limited', 'daily quota; retry after 60 seconds', { limit: 'daily_quota', retryAfterSeconds: 60 });
     });
     app.get('/credits', async () => {
-      throw new ApiError(402, 'insufficient_credits', { credits_remaining: 0 });
+      throw new DomainError('insufficient_credits', 'no credit left', { creditsRemaining: 0 });
     });
     try {
-      for (const path of ['/burst', '/burst', '/quota', '/credits']) await app.inject(path);
+      const answers = [];
+      for (const path of ['/burst', '/burst', '/quota', '/credits']) answers.push(await app.inject(path));
+      // The one JSON mapping gives each code the contract's status, headers and body.
+      assert.deepEqual(answers.map((a) => a.statusCode), [429, 429, 429, 402]);
+      assert.equal(answers[0]!.headers['retry-after'], '1');
+      assert.deepEqual(JSON.parse(answers[3]!.body).error, 'insufficient_credits');
+      assert.equal(JSON.parse(answers[3]!.body).credits_remaining, 0);
       const text = await metrics.registry.metrics();
       assert.equal(series(text, 'vectorize_limit_refusals_total', { kind: 'burst' }), 2);
       assert.equal(series(text, 'vectorize_limit_refusals_total', { kind: 'daily_quota' }), 1);

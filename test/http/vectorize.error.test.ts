@@ -135,11 +135,11 @@ for (const dialect of await dialects()) {
         const ok = await postVectorize(service.url, statusKey, { image: PNG });
         assert.equal(ok.status, 200);
         for (const status of ['suspended', 'banned']) {
-          await updateAccount(service.store.db, email, { status });
+          await updateAccount(service.store.db, (await findAccountByEmail(service.store.db, email))!.id, { status });
           assertError(await postVectorize(service.url, statusKey, { image: PNG }), 403, new RegExp(status));
           assertError(await getResult(service.url, statusKey, String(ok.body.id)), 403, new RegExp(status));
         }
-        await updateAccount(service.store.db, email, { status: 'active' });
+        await updateAccount(service.store.db, (await findAccountByEmail(service.store.db, email))!.id, { status: 'active' });
         assert.equal((await getResult(service.url, statusKey, String(ok.body.id))).status, 200);
       });
     });

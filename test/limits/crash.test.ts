@@ -23,7 +23,7 @@ for (const dialect of await dialects()) {
       try {
         await updatePlan(store.db, 'free', { dailyQuota: null, burstPerSecond: null, concurrency: null });
         const account = await createAccount(store.db, { email: 'crash@example.com', credits: 10 });
-        const { key } = await createKey(store.db, 'crash@example.com', 'crash');
+        const { key } = await createKey(store.db, account.id, 'crash');
         const heldCount = async () =>
           (await store.db.selectFrom('reservations').select('id').where('state', '=', 'held').execute()).length;
 

@@ -98,7 +98,7 @@ for (const backend of await limitsBackends()) {
     });
 
     it('applies the daily quota to pro, without burst or concurrency limits', async () => {
-      await updateAccount(service.store.db, email, { plan: 'pro' });
+      await updateAccount(service.store.db, (await findAccountByEmail(service.store.db, email))!.id, { plan: 'pro' });
       await updatePlan(service.store.db, 'pro', { dailyQuota: 3 });
       const results = await Promise.all(Array.from({ length: 6 }, () => postVectorize(service.url, key, { image: PNG })));
       assert.equal(results.filter((r) => r.status === 200).length, 3);
@@ -107,7 +107,7 @@ for (const backend of await limitsBackends()) {
     });
 
     it('lifts every limit on lifetime', async () => {
-      await updateAccount(service.store.db, email, { plan: 'lifetime' });
+      await updateAccount(service.store.db, (await findAccountByEmail(service.store.db, email))!.id, { plan: 'lifetime' });
       const results = await Promise.all(Array.from({ length: 8 }, () => postVectorize(service.url, key, { image: PNG })));
       assert.deepEqual(results.map((r) => r.status), Array(8).fill(200));
     });
@@ -116,7 +116,7 @@ for (const backend of await limitsBackends()) {
       it('account status comes before burst', async () => {
         await postVectorize(service.url, key, { image: PNG });
         await postVectorize(service.url, key, { image: PNG });
-        await updateAccount(service.store.db, email, { status: 'suspended' });
+        await updateAccount(service.store.db, (await findAccountByEmail(service.store.db, email))!.id, { status: 'suspended' });
         assert.equal((await postVectorize(service.url, key, { image: PNG })).status, 403);
       });
       it('burst comes before reading the upload', async () => {

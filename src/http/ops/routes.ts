@@ -2,11 +2,11 @@
 // logged at warn only, so probes and scrapes do not flood the logs.
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
-import type { Engine } from '../engine/types.ts';
-import { ApiError } from '../errors.ts';
-import type { Metrics } from '../metrics/metrics.ts';
-import type { Store } from '../store/database.ts';
-import type { Lifecycle } from './lifecycle.ts';
+import type { Engine } from '../../engine/types.ts';
+import { DomainError } from '../../errors.ts';
+import type { Metrics } from '../../metrics/metrics.ts';
+import type { Store } from '../../store/database.ts';
+import type { Lifecycle } from '../lifecycle.ts';
 import { healthSchema, metricsSchema, readySchema } from './schemas.ts';
 
 export interface OperationsDeps {
@@ -34,14 +34,15 @@ async function storeReachable(store: Store): Promise<boolean> {
 export function operationsRoutes(app: FastifyInstance, deps: OperationsDeps): void {
   app.get('/healthz', { logLevel: 'warn', schema: healthSchema }, async () => ({ status: 'ok' }));
 
-  app.get('/readyz', { logLevel: 'warn', schema: readySchema }, async () => {
+  app.get('/readyz', { logLevel: 'warn', schema: readySchema }, async (request, reply) => {
     const store = (await storeReachable(deps.store)) ? 'ok' : 'unreachable';
     const workers = deps.engine.load().workers;
     const draining = deps.lifecycle.draining;
     const checks = { store, workers, draining };
     if (store !== 'ok' || workers === 0 || draining) {
       const why = draining ? 'the service is draining' : store !== 'ok' ? 'the store is unreachable' : 'no worker is up';
-      throw new ApiError(503, `not ready: ${why}`, { checks }, { 'retry-after': '5' });
+      // The checks say which part is not ready: the one error body that carries more than `error`.
+      return reply.code(503).header('retry-after', '5').send({ error: `not ready: ${why}`, request_id: request.id, checks });
     }
     return { status: 'ready', checks };
   });
@@ -63,18 +64,15 @@ export function countResponses(app: FastifyInstance, metrics: Metrics): void {
 }
 
 /**
- * Limit refusals by kind: 402 is `credits`; a 429 names its limit (`burst`, `concurrency`,
- * `daily_quota`) in the error the limits code throws: its `kind`, or the body's `limit`.
+ * Limit refusals by kind: no credit left is `credits`; a rate limit names its own (`burst`,
+ * `concurrency`, `daily_quota`, `attempts` for the pages' log-in throttle).
  */
 export function countRefusals(app: FastifyInstance, metrics: Metrics): void {
-  app.addHook('onError', async (_request, _reply, error) => {
-    if (!(error instanceof ApiError)) return;
-    if (error.status === 402) metrics.countLimitRefusal('credits');
-    if (error.status === 429) metrics.countLimitRefusal(limitKindOf(error));
-  });
+  app.addHook('onError', async (_request, _reply, error) => countRefusal(metrics, error));
 }
 
-function limitKindOf(error: ApiError): string {
-  const kind = (error as ApiError & { kind?: unknown }).kind ?? error.extra.limit;
-  return typeof kind === 'string' ? kind : 'unspecified';
+export function countRefusal(metrics: Metrics, error: unknown): void {
+  if (!(error instanceof DomainError)) return;
+  if (error.code === 'insufficient_credits') metrics.countLimitRefusal('credits');
+  if (error.code === 'rate_limited') metrics.countLimitRefusal(error.details.limit ?? 'unspecified');
 }

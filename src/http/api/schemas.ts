@@ -1,13 +1,13 @@
 // The routes' own schemas: Fastify serializes every response through them (so a field not
 // listed here never leaves the service) and @fastify/swagger builds /openapi.json from them,
 // so the published contract and the code cannot drift apart.
-import { PARAM_SPECS } from '../engine/params.ts';
-import { RESULT_NOTE } from '../conversion/records.ts';
+import { PARAM_SPECS } from '../../engine/params.ts';
+import { RESULT_NOTE } from '../../conversion/records.ts';
 
-const requestIdHeader = { 'x-request-id': { type: 'string', description: 'Request id, also in logs and error bodies' } };
-const retryAfterHeader = { 'retry-after': { type: 'integer', description: 'Seconds to wait before retrying' } };
+export const requestIdHeader = { 'x-request-id': { type: 'string', description: 'Request id, also in logs and error bodies' } };
+export const retryAfterHeader = { 'retry-after': { type: 'integer', description: 'Seconds to wait before retrying' } };
 
-function errorResponse(description: string, extra: { headers?: Record<string, unknown>; properties?: Record<string, unknown> } = {}) {
+export function errorResponse(description: string, extra: { headers?: Record<string, unknown>; properties?: Record<string, unknown> } = {}) {
   return {
     description,
     type: 'object',
@@ -172,46 +172,4 @@ export const resultSchema = {
     500: internal,
     503: unavailable,
   },
-};
-
-export const healthSchema = {
-  summary: 'Liveness: the process answers',
-  tags: ['operations'],
-  response: {
-    200: { description: 'Alive', type: 'object', required: ['status'], properties: { status: { type: 'string', const: 'ok' } } },
-  },
-};
-
-const readinessChecks = {
-  type: 'object',
-  required: ['store', 'workers', 'draining'],
-  properties: {
-    store: { type: 'string', enum: ['ok', 'unreachable'] },
-    workers: { type: 'integer', description: 'Worker processes alive' },
-    draining: { type: 'boolean' },
-  },
-};
-
-export const readySchema = {
-  summary: 'Readiness: store reachable, workers up, not draining',
-  tags: ['operations'],
-  response: {
-    200: {
-      description: 'Ready to take conversions',
-      type: 'object',
-      required: ['status', 'checks'],
-      properties: { status: { type: 'string', const: 'ready' }, checks: readinessChecks },
-    },
-    503: errorResponse('Not ready: the store is unreachable, no worker is up, or the service is draining', {
-      headers: retryAfterHeader,
-      properties: { checks: readinessChecks },
-    }),
-  },
-};
-
-export const metricsSchema = {
-  summary: 'Prometheus metrics (text exposition format)',
-  tags: ['operations'],
-  produces: ['text/plain'],
-  response: { 200: { description: 'Metrics in the Prometheus text format', type: 'string' } },
 };

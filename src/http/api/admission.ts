@@ -2,7 +2,7 @@
 // queued or converting). The next one is refused at once with 503, before a byte of its
 // body is buffered, so memory stays bounded by limit × 10 MB whatever the traffic.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../errors.ts';
+import { DomainError } from '../../errors.ts';
 
 export interface Admission {
   readonly inFlight: number;
@@ -22,12 +22,9 @@ export function admitUploads(limit: number, onRefused: () => void = () => {}) {
   async function admit(_request: FastifyRequest, reply: FastifyReply): Promise<void> {
     if (inFlight >= limit) {
       onRefused();
-      throw new ApiError(
-        503,
-        'the service is at capacity for uploads; retry shortly',
-        {},
-        { 'retry-after': String(ADMISSION_RETRY_AFTER_SECONDS) },
-      );
+      throw new DomainError('unavailable', 'the service is at capacity for uploads; retry shortly', {
+        retryAfterSeconds: ADMISSION_RETRY_AFTER_SECONDS,
+      });
     }
     inFlight++;
     reply.raw.once('close', () => {

@@ -1,16 +1,16 @@
 // Reads the multipart upload: exactly one `image` file, an optional `params` JSON object,
 // nothing else. The file is capped while streaming: never more than the limit is buffered.
 import type { FastifyRequest } from 'fastify';
-import { ApiError } from '../errors.ts';
-import { ParamsError, parseParams } from '../engine/params.ts';
-import type { Upload } from '../conversion/vectorize.ts';
+import { DomainError } from '../../errors.ts';
+import { ParamsError, parseParams } from '../../engine/params.ts';
+import type { Upload } from '../../conversion/vectorize.ts';
 
 const PARAMS_MAX_BYTES = 64 * 1024;
 /** Room for multipart boundaries and part headers on top of the file itself. */
-const MULTIPART_OVERHEAD = 1024 * 1024;
+export const MULTIPART_OVERHEAD = 1024 * 1024;
 
-function tooLarge(maxBytes: number): ApiError {
-  return new ApiError(413, `image: the upload exceeds the ${maxBytes / (1024 * 1024)} MB limit (${maxBytes} bytes)`);
+export function tooLarge(maxBytes: number): DomainError {
+  return new DomainError('upload_too_large', `image: the upload exceeds the ${maxBytes / (1024 * 1024)} MB limit (${maxBytes} bytes)`);
 }
 
 /** The body must advance by `minBytesPerSecond` over every window, or the upload is cut with 408. */
@@ -20,7 +20,12 @@ export interface UploadPace {
 }
 
 export async function readUpload(request: FastifyRequest, maxBytes: number, pace?: UploadPace): Promise<Upload> {
-  if (!pace || pace.minBytesPerSecond === 0) return readMultipart(request, maxBytes);
+  return withUploadPace(request, pace, () => readMultipart(request, maxBytes));
+}
+
+/** Runs `read` (which reads the request body) under the pace check. */
+export async function withUploadPace<T>(request: FastifyRequest, pace: UploadPace | undefined, read: () => Promise<T>): Promise<T> {
+  if (!pace || pace.minBytesPerSecond === 0) return read();
   // A client trickling bytes would otherwise hold a connection, an admission slot and a
   // credit reservation until the request timeout; the window check frees them much sooner.
   const socket = request.raw.socket;
@@ -31,11 +36,11 @@ export async function readUpload(request: FastifyRequest, maxBytes: number, pace
       const received = socket.bytesRead - last;
       last = socket.bytesRead;
       if (request.raw.complete || received >= (pace.minBytesPerSecond * pace.windowMs) / 1000) return;
-      reject(new ApiError(408, `upload too slow: the body must arrive at ${pace.minBytesPerSecond} bytes per second or more`, {}, { connection: 'close' }));
+      reject(new DomainError('upload_too_slow', `upload too slow: the body must arrive at ${pace.minBytesPerSecond} bytes per second or more`));
     }, pace.windowMs);
   });
   try {
-    return await Promise.race([readMultipart(request, maxBytes), tooSlow]);
+    return await Promise.race([read(), tooSlow]);
   } finally {
     clearInterval(timer);
   }
@@ -43,7 +48,7 @@ export async function readUpload(request: FastifyRequest, maxBytes: number, pace
 
 async function readMultipart(request: FastifyRequest, maxBytes: number): Promise<Upload> {
   if (!request.isMultipart()) {
-    throw new ApiError(400, 'the request must be multipart/form-data with an `image` file field');
+    throw new DomainError('invalid_input', 'the request must be multipart/form-data with an `image` file field');
   }
   const declared = Number(request.headers['content-length']);
   if (Number.isFinite(declared) && declared > maxBytes + MULTIPART_OVERHEAD) throw tooLarge(maxBytes);
@@ -57,7 +62,7 @@ async function readMultipart(request: FastifyRequest, maxBytes: number): Promise
   });
   for await (const part of parts) {
     if (part.fieldname !== 'image' && part.fieldname !== 'params') {
-      throw new ApiError(400, `unknown form field ${JSON.stringify(part.fieldname)}: only \`image\` and \`params\` are accepted`);
+      throw new DomainError('invalid_input', `unknown form field ${JSON.stringify(part.fieldname)}: only \`image\` and \`params\` are accepted`);
     }
     if (part.type === 'file') {
       let bytes: Buffer;
@@ -68,19 +73,19 @@ async function readMultipart(request: FastifyRequest, maxBytes: number): Promise
         throw error;
       }
       if (part.fieldname === 'params') {
-        if (paramsText !== undefined) throw new ApiError(400, 'params: sent more than once');
-        if (bytes.length > PARAMS_MAX_BYTES) throw new ApiError(400, 'params: too long');
+        if (paramsText !== undefined) throw new DomainError('invalid_input', 'params: sent more than once');
+        if (bytes.length > PARAMS_MAX_BYTES) throw new DomainError('invalid_input', 'params: too long');
         paramsText = bytes.toString('utf8');
       } else {
-        if (image) throw new ApiError(400, 'image: send exactly one image file');
+        if (image) throw new DomainError('invalid_input', 'image: send exactly one image file');
         image = { bytes, filename: part.filename };
       }
     } else {
       if (part.fieldname === 'image') {
-        throw new ApiError(400, 'image: must be a file part (with a filename), not a plain form field');
+        throw new DomainError('invalid_input', 'image: must be a file part (with a filename), not a plain form field');
       }
-      if (paramsText !== undefined) throw new ApiError(400, 'params: sent more than once');
-      if (part.valueTruncated) throw new ApiError(400, 'params: too long');
+      if (paramsText !== undefined) throw new DomainError('invalid_input', 'params: sent more than once');
+      if (part.valueTruncated) throw new DomainError('invalid_input', 'params: too long');
       paramsText = typeof part.value === 'string' ? part.value : String(part.value);
     }
   }
@@ -88,9 +93,9 @@ async function readMultipart(request: FastifyRequest, maxBytes: number): Promise
   try {
     params = parseParams(paramsText);
   } catch (error) {
-    if (error instanceof ParamsError) throw new ApiError(400, error.message);
+    if (error instanceof ParamsError) throw new DomainError('invalid_input', error.message);
     throw error;
   }
-  if (!image) throw new ApiError(400, 'image: missing; send the image as a multipart file field named `image`');
+  if (!image) throw new DomainError('invalid_input', 'image: missing; send the image as a multipart file field named `image`');
   return { ...image, params };
 }

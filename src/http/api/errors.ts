@@ -1,12 +1,59 @@
-// Every error leaves as `{error, request_id}` with the contract's status, in this one place.
+// The JSON front-end's one mapping from errors to answers: every error leaves as
+// `{error, request_id}` with the contract's status and headers. Used by the API, the operator
+// routes and the app's own refusals (unknown routes, malformed URLs).
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../errors.ts';
-import { isStoreUnavailable } from '../store/database.ts';
+import { DomainError, type ErrorCode } from '../../errors.ts';
+import { isStoreUnavailable } from '../../store/database.ts';
 
-interface ErrorReply {
+export interface ErrorReply {
   status: number;
   body: Record<string, unknown>;
   headers: Record<string, string>;
+}
+
+const STATUS: Record<ErrorCode, number> = {
+  invalid_input: 400,
+  invalid_key: 401,
+  insufficient_credits: 402,
+  account_inactive: 403,
+  not_found: 404,
+  upload_too_slow: 408,
+  conflict: 409,
+  upload_too_large: 413,
+  rate_limited: 429,
+  engine_failed: 502,
+  engine_timeout: 502,
+  unavailable: 503,
+};
+
+export function statusOf(code: ErrorCode): number {
+  return STATUS[code];
+}
+
+function fromDomain(error: DomainError): ErrorReply {
+  const { details } = error;
+  const headers: Record<string, string> = {};
+  const body: Record<string, unknown> = { error: error.message };
+  if (details.retryAfterSeconds !== undefined) headers['retry-after'] = String(details.retryAfterSeconds);
+  switch (error.code) {
+    case 'invalid_key':
+      headers['www-authenticate'] = 'Bearer';
+      break;
+    case 'insufficient_credits':
+      body.error = 'insufficient_credits';
+      body.credits_remaining = details.creditsRemaining ?? 0;
+      break;
+    case 'rate_limited':
+      if (details.limit) body.limit = details.limit;
+      break;
+    case 'upload_too_slow':
+      // The rest of a trickling body is not worth reading.
+      headers.connection = 'close';
+      break;
+    default:
+      break;
+  }
+  return { status: STATUS[error.code], body, headers };
 }
 
 /** Fastify and @fastify/multipart errors that are the client's fault, with our wording. */
@@ -33,14 +80,14 @@ function clientError(error: FastifyError): ErrorReply | undefined {
   return undefined;
 }
 
-function reply(status: number, message: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}): ErrorReply {
-  return { status, body: { error: message, ...extra }, headers };
+function reply(status: number, message: string): ErrorReply {
+  return { status, body: { error: message }, headers: {} };
 }
 
 export function toErrorReply(error: unknown): ErrorReply {
-  if (error instanceof ApiError) return reply(error.status, error.message, error.extra, error.headers);
+  if (error instanceof DomainError) return fromDomain(error);
   if (isStoreUnavailable(error)) {
-    return reply(503, 'the store is unavailable; retry shortly', {}, { 'retry-after': '5' });
+    return { status: 503, body: { error: 'the store is unavailable; retry shortly' }, headers: { 'retry-after': '5' } };
   }
   if (error instanceof Error) {
     const mapped = clientError(error as FastifyError);

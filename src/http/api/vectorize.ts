@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { vectorize, type ConversionDeps } from '../conversion/vectorize.ts';
+// One route, one use case: the handler only says where the account and the upload come from.
+import { vectorize, type ConversionDeps } from '../../conversion/vectorize.ts';
 import { vectorizeSchema } from './schemas.ts';
 import { readUpload, type UploadPace } from './upload.ts';
 

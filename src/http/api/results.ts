@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
-import { CONVERSION_ID } from '../conversion/ids.ts';
-import { findConversion, retentionStart } from '../conversion/records.ts';
-import { ApiError } from '../errors.ts';
-import type { Schema } from '../store/schema.ts';
+import { CONVERSION_ID } from '../../conversion/ids.ts';
+import { findConversion, retentionStart } from '../../conversion/records.ts';
+import { DomainError } from '../../errors.ts';
+import type { Schema } from '../../store/schema.ts';
 import { resultSchema } from './schemas.ts';
 
 export function resultRoutes(
@@ -16,7 +16,7 @@ export function resultRoutes(
     const record = CONVERSION_ID.test(id)
       ? await findConversion(deps.db, id, request.account.id, retentionStart(deps.now(), deps.retentionDays))
       : undefined;
-    if (!record) throw new ApiError(404, `conversion not found: ${id}`);
+    if (!record) throw new DomainError('not_found', `conversion not found: ${id}`);
     return record;
   });
 }

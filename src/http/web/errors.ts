@@ -1,0 +1,77 @@
+// The pages' one mapping from errors to words: what went wrong and what to do about it, with
+// the status the page is sent with. Never a stack trace; unexpected faults get a plain sentence.
+import { DomainError } from '../../errors.ts';
+import { isStoreUnavailable } from '../../store/database.ts';
+
+/** A form posted without a valid CSRF token (stale, missing, or from another site). */
+export class FormExpired extends Error {
+  constructor() {
+    super('form expired');
+    this.name = 'FormExpired';
+  }
+}
+
+export interface PageError {
+  status: number;
+  message: string;
+  /** Set when the error is a wait: the page says how long. */
+  retryAfterSeconds?: number;
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+export function pageErrorOf(error: unknown): PageError | undefined {
+  if (error instanceof FormExpired) {
+    return {
+      status: 403,
+      message: 'This form had expired (it was opened in another session, or too long ago), so nothing was changed. It is ready again: send it once more.',
+    };
+  }
+  if (isStoreUnavailable(error)) return { status: 503, message: 'The service is briefly unavailable. Wait 5 seconds and try again.', retryAfterSeconds: 5 };
+  if (!(error instanceof DomainError)) return undefined;
+  const wait = error.details.retryAfterSeconds;
+  switch (error.code) {
+    case 'invalid_input':
+      return { status: 400, message: sentence(error.message) };
+    case 'invalid_key':
+      return { status: 401, message: 'That API key is missing, unknown or revoked.' };
+    case 'account_inactive':
+      return { status: 403, message: `This account is ${error.details.accountStatus ?? 'not active'}: it cannot convert images. Contact the service's operator.` };
+    case 'insufficient_credits':
+      return { status: 402, message: 'No credits left: add a credit pack (50, 200 or 500 credits) to convert more images.' };
+    case 'not_found':
+      return { status: 404, message: sentence(error.message) };
+    case 'conflict':
+      return { status: 409, message: sentence(error.message) };
+    case 'upload_too_large':
+      return { status: 413, message: 'The image is larger than 10 MB. Choose a smaller file.' };
+    case 'upload_too_slow':
+      return { status: 408, message: 'The upload arrived too slowly. Try again on a faster connection.' };
+    case 'rate_limited': {
+      const seconds = wait ?? 1;
+      const why: Record<string, string> = {
+        attempts: 'Too many failed attempts',
+        burst: 'Too many conversions in a second for your plan',
+        concurrency: 'Your plan converts one image at a time and one is still running',
+        daily_quota: "You have used today's conversions (the quota resets at midnight UTC)",
+      };
+      return {
+        status: 429,
+        message: `${why[error.details.limit ?? ''] ?? 'Too many requests'}: wait ${plural(seconds, 'second')} and try again.`,
+        retryAfterSeconds: seconds,
+      };
+    }
+    case 'engine_failed':
+      return { status: 502, message: 'The converter could not process this image. Try other settings or another image.' };
+    case 'engine_timeout':
+      return { status: 502, message: 'The conversion took too long and was stopped. Try a smaller image or fewer colours.' };
+    case 'unavailable':
+      return { status: 503, message: `The service is busy. Wait ${plural(wait ?? 5, 'second')} and try again.`, retryAfterSeconds: wait ?? 5 };
+  }
+}
+
+/** `image: the uploaded file is empty` → `Image: the uploaded file is empty.` */
+function sentence(message: string): string {
+  const text = message.charAt(0).toUpperCase() + message.slice(1);
+  return /[.!?]$/.test(text) ? text : `${text}.`;
+}

@@ -1,0 +1,134 @@
+// What every page handler shares: rendering a template with the layout's data, reading form
+// fields, and running a form's action so that a refusal re-renders the same form, filled in
+// (passwords excepted), with words saying what to fix and nothing written.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { Account } from '../../accounts/accounts.ts';
+import type { AttemptPolicy, Limits } from '../../limits/limits.ts';
+import type { Mailer } from '../../mail/mailer.ts';
+import type { Schema } from '../../store/schema.ts';
+import { FormExpired, pageErrorOf } from './errors.ts';
+import type { WebSessions } from './session.ts';
+
+export interface PageDeps {
+  db: Kysely<Schema>;
+  now: () => number;
+  log: Logger;
+  limits: Limits;
+  mailer: Mailer;
+  sessions: WebSessions;
+  publicUrl: string;
+  assetVersion: string;
+}
+
+/** At most 10 failed log-ins, sign-ups or reset requests per email and per client address in 15 minutes. */
+export const ATTEMPTS: AttemptPolicy = { max: 10, windowMs: 15 * 60 * 1000 };
+
+export type Fields = Record<string, string>;
+
+/** The form's fields as strings (the first value of a repeated one; '' for one not sent). */
+export function formFields(body: unknown, names: readonly string[]): Fields {
+  const source = body && typeof body === 'object' ? (body as Record<string, unknown>) : {};
+  const fields: Fields = {};
+  for (const name of names) {
+    const value = source[name];
+    const first = Array.isArray(value) ? value[0] : value;
+    fields[name] = typeof first === 'string' ? first : '';
+  }
+  return fields;
+}
+
+export function pages(deps: PageDeps) {
+  /** Renders `template` in the layout. Pages with a form need a session for its CSRF token. */
+  async function render(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    template: string,
+    data: Record<string, unknown>,
+    options: { status?: number; session?: boolean } = {},
+  ): Promise<FastifyReply> {
+    const needsSession = options.session ?? true;
+    const session = needsSession || request.signedIn ? await deps.sessions.ensure(request, reply) : request.webSession;
+    const html = await reply.viewAsync(template, {
+      values: {},
+      ...data,
+      signedIn: request.signedIn,
+      csrf: session ? deps.sessions.csrfToken(session) : '',
+      assetVersion: deps.assetVersion,
+    });
+    return reply
+      .code(options.status ?? 200)
+      .type('text/html; charset=utf-8')
+      .send(html);
+  }
+
+  /**
+   * Runs a form's action after checking its CSRF token. A refusal the pages know how to word
+   * re-renders `template` with the kept `values`, the message and its status; `onRefused`
+   * runs first (to count a failed attempt). Anything else goes to the error page.
+   */
+  async function submit(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    form: { template: string; title: string; values: Fields; data?: Record<string, unknown>; csrfToken: unknown; invalid?: (message: string) => string | undefined },
+    action: () => Promise<FastifyReply>,
+    onRefused?: (error: unknown) => Promise<void>,
+  ): Promise<FastifyReply> {
+    try {
+      deps.sessions.verifyCsrf(request, form.csrfToken);
+      return await action();
+    } catch (error) {
+      const refusal = pageErrorOf(error);
+      if (!refusal) throw error;
+      if (!(error instanceof FormExpired)) await onRefused?.(error);
+      request.log.info({ status: refusal.status, error: refusal.message }, 'form refused');
+      if (refusal.retryAfterSeconds !== undefined) void reply.header('retry-after', String(refusal.retryAfterSeconds));
+      return render(
+        request,
+        reply,
+        form.template,
+        {
+          title: form.title,
+          ...form.data,
+          values: form.values,
+          error: refusal.message,
+          invalid: form.invalid?.(refusal.message),
+        },
+        { status: refusal.status },
+      );
+    }
+  }
+
+  /** Sends anyone not logged in to the log-in page, to come back here after. */
+  function requireSignedIn(request: FastifyRequest, reply: FastifyReply): Account | undefined {
+    if (request.signedIn) return request.signedIn;
+    const path = request.url.split('?')[0] ?? '/';
+    void reply.redirect(`/login?next=${encodeURIComponent(path)}`, 303);
+    return undefined;
+  }
+
+  return { render, submit, requireSignedIn, deps };
+}
+
+export type Pages = ReturnType<typeof pages>;
+
+/** Keys of the attempt throttle: the email as typed (normalised) and the client address. */
+export function attemptKeys(request: FastifyRequest, email: string): string[] {
+  return [`email:${email.trim().toLowerCase()}`, `ip:${request.ip}`];
+}
+
+/** Only local paths: `next` never sends anyone to another site. */
+export function safeNext(next: string | undefined): string {
+  return next && /^\/(?![/\\])[\w\-./?=&%]*$/.test(next) ? next : '/account';
+}
+
+export const formatTime = (ms: number | null) => (ms === null ? 'never' : new Date(ms).toISOString().slice(0, 16).replace('T', ' '));
+
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+}
+
+export const planLabel = (name: string) => name.charAt(0).toUpperCase() + name.slice(1);

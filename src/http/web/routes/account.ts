@@ -1,0 +1,109 @@
+// The dashboard and the API Keys page of the logged-in account.
+import type { FastifyInstance } from 'fastify';
+import { createKey, listKeys, revokeAccountKey, type ApiKeyInfo } from '../../../accounts/keys.ts';
+import { conversionsPerDay, countConversionsSince, latestConversions } from '../../../conversion/records.ts';
+import { DomainError } from '../../../errors.ts';
+import { secondsUntilNextUtcDay, startOfUtcDay } from '../../../limits/limits.ts';
+import { conversionsChart } from '../chart.ts';
+import { formatBytes, formatTime, formFields, planLabel, type Pages } from '../pages.ts';
+
+const CHART_DAYS = 30;
+
+function keyRows(keys: ApiKeyInfo[]) {
+  return keys.map((k) => ({
+    name: k.name,
+    prefix: k.prefix,
+    created: formatTime(k.createdAt),
+    lastUsed: formatTime(k.lastUsedAt),
+    revoked: k.revokedAt === null ? null : formatTime(k.revokedAt),
+  }));
+}
+
+function duration(seconds: number): string {
+  const hours = Math.floor(seconds / 3600);
+  const minutes = Math.floor((seconds % 3600) / 60);
+  return hours > 0 ? `${hours} h ${minutes} min` : `${minutes} min`;
+}
+
+export function accountRoutes(app: FastifyInstance, pages: Pages): void {
+  const { render, submit, requireSignedIn, deps } = pages;
+
+  app.get<{ Querystring: { welcome?: string } }>('/account', async (request, reply) => {
+    const account = requireSignedIn(request, reply);
+    if (!account) return reply;
+    const now = deps.now();
+    const [used, days, latest] = await Promise.all([
+      countConversionsSince(deps.db, account.id, startOfUtcDay(now)),
+      conversionsPerDay(deps.db, account.id, now, CHART_DAYS),
+      latestConversions(deps.db, account.id, 10),
+    ]);
+    const resetsIn = secondsUntilNextUtcDay(now);
+    const notice =
+      request.query.welcome === '1'
+        ? `Welcome! Your account is ready${account.plan.metered ? ` with ${account.credits} credits` : ''}. Check your email: we sent you a welcome message.`
+        : undefined;
+    return render(request, reply, 'account', {
+      title: 'Dashboard',
+      notice,
+      account,
+      planLabel: planLabel(account.plan.name),
+      today: {
+        used,
+        quota: account.plan.dailyQuota,
+        resetsAt: `${new Date(startOfUtcDay(now) + 86_400_000).toISOString().slice(0, 16).replace('T', ' ')} UTC`,
+        resetsIn: duration(resetsIn),
+      },
+      chart: conversionsChart(days),
+      conversions: latest.map((c) => ({
+        ...c,
+        size: formatBytes(c.fileSize),
+        time: formatTime(c.createdAt),
+        iso: new Date(c.createdAt).toISOString(),
+      })),
+    });
+  });
+
+  async function keysPage(accountId: string) {
+    return { title: 'API Keys', script: 'keys.js', keys: keyRows(await listKeys(deps.db, accountId)) };
+  }
+
+  app.get('/account/keys', async (request, reply) => {
+    const account = requireSignedIn(request, reply);
+    if (!account) return reply;
+    return render(request, reply, 'keys', await keysPage(account.id));
+  });
+
+  app.post('/account/keys', async (request, reply) => {
+    const account = requireSignedIn(request, reply);
+    if (!account) return reply;
+    const fields = formFields(request.body, ['_csrf', 'name']);
+    return submit(
+      request,
+      reply,
+      { template: 'keys', title: 'API Keys', values: { name: fields.name ?? '' }, data: await keysPage(account.id), csrfToken: fields._csrf },
+      async () => {
+        const { key } = await createKey(deps.db, account.id, fields.name, deps.now());
+        // Shown in this answer only: the store keeps its hash, this page is not cached.
+        return render(request, reply, 'keys', { ...(await keysPage(account.id)), newKey: key, newKeyName: fields.name?.trim() ?? '' });
+      },
+    );
+  });
+
+  app.post('/account/keys/revoke', async (request, reply) => {
+    const account = requireSignedIn(request, reply);
+    if (!account) return reply;
+    const fields = formFields(request.body, ['_csrf', 'prefix', 'confirm']);
+    return submit(
+      request,
+      reply,
+      { template: 'keys', title: 'API Keys', values: {}, data: await keysPage(account.id), csrfToken: fields._csrf },
+      async () => {
+        const key = (await listKeys(deps.db, account.id)).find((k) => k.prefix === fields.prefix && k.revokedAt === null);
+        if (!key) throw new DomainError('not_found', 'no such key on this account, or it is already revoked');
+        if (fields.confirm !== 'yes') return render(request, reply, 'keys-revoke', { title: 'Revoke this key?', key });
+        await revokeAccountKey(deps.db, account.id, key.prefix, deps.now());
+        return render(request, reply, 'keys', { ...(await keysPage(account.id)), notice: `The key ${key.prefix} is revoked.` });
+      },
+    );
+  });
+}

@@ -1,0 +1,153 @@
+// The admin area: accounts with the admin role only; 404 for everyone else, logged in or not,
+// so the area does not announce itself. Every change goes through src/accounts/admin.ts, which
+// puts it in the ledger or the audit record with the admin's email.
+import type { FastifyInstance } from 'fastify';
+import { ACCOUNT_STATUSES, requireAccountById, searchAccounts, type Account } from '../../../accounts/accounts.ts';
+import { changeAccount, editPlan, grantCredits, revokeKeyOf } from '../../../accounts/admin.ts';
+import { listAudit } from '../../../accounts/audit.ts';
+import { CREDIT_PACKS, listLedger } from '../../../accounts/credits.ts';
+import { listKeys } from '../../../accounts/keys.ts';
+import { findPlan, listPlans, type Plan } from '../../../accounts/plans.ts';
+import { latestConversions } from '../../../conversion/records.ts';
+import { DomainError } from '../../../errors.ts';
+import { formatBytes, formatTime, formFields, type Pages } from '../pages.ts';
+
+type IdParams = { Params: { id: string } };
+
+/** `''` means no limit; anything else must be a whole number. */
+function limitField(label: string, text: string | undefined): number | null {
+  const value = (text ?? '').trim();
+  if (value === '' || value.toLowerCase() === 'none') return null;
+  if (!/^\d+$/.test(value)) throw new DomainError('invalid_input', `${label}: a whole number, or empty for no limit`);
+  return Number(value);
+}
+
+export function adminRoutes(app: FastifyInstance, pages: Pages): void {
+  const { render, submit, deps } = pages;
+
+  app.register(async (admin) => {
+    admin.addHook('preHandler', async (request, reply) => {
+      if (request.signedIn?.role !== 'admin') {
+        await render(request, reply, 'message', { title: 'Not found', heading: 'Page not found', text: 'There is no page at this address.' }, { status: 404, session: false });
+        return reply;
+      }
+    });
+    const adminOf = (account: Account | undefined) => (account as Account).email;
+
+    admin.get<{ Querystring: { q?: string } }>('/admin', async (request, reply) => {
+      const query = (request.query.q ?? '').trim();
+      const [accounts, plans, audit] = await Promise.all([
+        query === '' ? Promise.resolve([]) : searchAccounts(deps.db, query),
+        listPlans(deps.db),
+        listAudit(deps.db, undefined, 20),
+      ]);
+      return render(request, reply, 'admin', {
+        title: 'Admin',
+        query,
+        accounts,
+        plans,
+        audit: audit.map((e) => ({ ...e, time: formatTime(e.createdAt) })),
+      });
+    });
+
+    async function accountPage(id: string) {
+      const target = await requireAccountById(deps.db, id);
+      const [plans, keys, conversions, ledger, audit] = await Promise.all([
+        listPlans(deps.db),
+        listKeys(deps.db, id),
+        latestConversions(deps.db, id, 10),
+        listLedger(deps.db, id, 100),
+        listAudit(deps.db, id, 100),
+      ]);
+      // One history, newest first: balance changes from the ledger, the rest from the audit record.
+      const history = [
+        ...ledger.map((e) => ({
+          at: e.createdAt,
+          change: `${e.delta > 0 ? '+' : ''}${e.delta} credit${Math.abs(e.delta) === 1 ? '' : 's'}`,
+          what: `${e.kind}: ${e.reason}${e.conversionId ? ` (${e.conversionId})` : ''}`,
+          by: /(?:added by|grant by) (.+)$/.exec(e.reason)?.[1] ?? '',
+        })),
+        ...audit.map((e) => ({ at: e.createdAt, change: e.action, what: e.detail, by: e.actor })),
+      ]
+        .sort((a, b) => b.at - a.at)
+        .map((h) => ({ ...h, time: formatTime(h.at) }));
+      return {
+        title: target.email,
+        target,
+        plans,
+        statuses: ACCOUNT_STATUSES,
+        packs: CREDIT_PACKS,
+        keys: keys.map((k) => ({
+          name: k.name,
+          prefix: k.prefix,
+          created: formatTime(k.createdAt),
+          lastUsed: formatTime(k.lastUsedAt),
+          revoked: k.revokedAt === null ? null : formatTime(k.revokedAt),
+        })),
+        conversions: conversions.map((c) => ({ ...c, size: formatBytes(c.fileSize), time: formatTime(c.createdAt) })),
+        history,
+      };
+    }
+
+    admin.get<IdParams>('/admin/accounts/:id', async (request, reply) => {
+      return render(request, reply, 'admin-account', await accountPage(request.params.id));
+    });
+
+    /** One admin form on the account page: run it, then show the page again (or the refusal on it). */
+    function accountForm(path: string, names: string[], run: (id: string, actor: string, fields: Record<string, string>) => Promise<string>) {
+      admin.post<IdParams>(`/admin/accounts/:id/${path}`, async (request, reply) => {
+        const fields = formFields(request.body, ['_csrf', ...names]);
+        const page = await accountPage(request.params.id);
+        return submit(request, reply, { template: 'admin-account', title: page.title, values: fields, data: page, csrfToken: fields._csrf }, async () => {
+          const notice = await run(request.params.id, adminOf(request.signedIn), fields);
+          return render(request, reply, 'admin-account', { ...(await accountPage(request.params.id)), notice });
+        });
+      });
+    }
+
+    accountForm('plan', ['plan'], async (id, actor, f) => `Plan changed to ${(await changeAccount(deps.db, actor, id, { plan: f.plan }, deps.now())).plan.name}.`);
+    accountForm('status', ['status'], async (id, actor, f) => `Status changed to ${(await changeAccount(deps.db, actor, id, { status: f.status }, deps.now())).status}.`);
+    accountForm('credits', ['amount'], async (id, actor, f) => {
+      const amount = (f.amount ?? '').trim();
+      if (!/^\d+$/.test(amount) || Number(amount) < 1) throw new DomainError('invalid_input', 'credits to add: a whole number of at least 1');
+      return `Added ${amount} credits; the balance is ${await grantCredits(deps.db, actor, id, { amount: Number(amount) }, deps.now())}.`;
+    });
+    accountForm('pack', ['pack'], async (id, actor, f) => {
+      const pack = Number(f.pack);
+      return `Added a pack of ${pack} credits; the balance is ${await grantCredits(deps.db, actor, id, { pack }, deps.now())}.`;
+    });
+    accountForm('keys/revoke', ['prefix'], async (id, actor, f) => `Key ${(await revokeKeyOf(deps.db, actor, id, f.prefix ?? '', deps.now())).prefix} revoked.`);
+
+    async function planPage(name: string): Promise<{ title: string; plan: Plan; values: Record<string, string> }> {
+      const plan = await findPlan(deps.db, name);
+      if (!plan) throw new DomainError('not_found', `no plan named ${JSON.stringify(name)}`);
+      const text = (value: number | null) => (value === null ? '' : String(value));
+      return {
+        title: `The ${plan.name} plan`,
+        plan,
+        values: { dailyQuota: text(plan.dailyQuota), burstPerSecond: text(plan.burstPerSecond), concurrency: text(plan.concurrency) },
+      };
+    }
+
+    admin.get<{ Params: { name: string } }>('/admin/plans/:name', async (request, reply) => render(request, reply, 'admin-plan', await planPage(request.params.name)));
+
+    admin.post<{ Params: { name: string } }>('/admin/plans/:name', async (request, reply) => {
+      const fields = formFields(request.body, ['_csrf', 'dailyQuota', 'burstPerSecond', 'concurrency']);
+      const page = await planPage(request.params.name);
+      return submit(request, reply, { template: 'admin-plan', title: page.title, values: fields, data: { plan: page.plan }, csrfToken: fields._csrf }, async () => {
+        const plan = await editPlan(
+          deps.db,
+          adminOf(request.signedIn),
+          page.plan.name,
+          {
+            dailyQuota: limitField('Daily quota', fields.dailyQuota),
+            burstPerSecond: limitField('Burst', fields.burstPerSecond),
+            concurrency: limitField('Concurrency', fields.concurrency),
+          },
+          deps.now(),
+        );
+        return render(request, reply, 'admin-plan', { ...(await planPage(plan.name)), notice: `The ${plan.name} plan is saved.` });
+      });
+    });
+  });
+}

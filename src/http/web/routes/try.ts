@@ -1,0 +1,165 @@
+// The converter page: the same conversion use case as POST /api/v1/vectorize, for the
+// logged-in account (credits, burst, concurrency and daily quota alike). The browser script
+// posts the form with fetch and asks for JSON to draw the preview; without it, the form posts
+// as usual and the answer is the page with the result.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { vectorize, type ConversionDeps, type VectorizeResponse } from '../../../conversion/vectorize.ts';
+import { PARAM_SPECS, ParamsError, parseParams, type TraceParams } from '../../../engine/params.ts';
+import { DomainError } from '../../../errors.ts';
+import { tooLarge, withUploadPace, type UploadPace } from '../../api/upload.ts';
+import { pageErrorOf } from '../errors.ts';
+import type { Pages } from '../pages.ts';
+
+export interface TryDeps extends ConversionDeps {
+  maxUploadBytes: number;
+  uploadPace?: UploadPace;
+  /** The API's upload admission: the same bound on uploads in flight. */
+  admit?: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+  /** Refusals by a limit are counted like the API's (vectorize_limit_refusals_total). */
+  countRefusal?: (error: unknown) => void;
+}
+
+const PARAM_TEXT: Record<keyof TraceParams, { label: string; hint: string }> = {
+  mode: { label: 'Recognition mode', hint: 'auto decides per picture; photo or sketch (line art) force it. Default auto.' },
+  colorPrecision: { label: 'Color precision', hint: '1 to 8: more colours as it grows. Default 6.' },
+  layerDifference: { label: 'Layer difference', hint: '0 to 5: higher merges close colours into fewer layers. Default 1.' },
+  cornerThreshold: { label: 'Corner threshold', hint: '0 to 180 degrees: the smallest turn kept as a corner. Default 60.' },
+  pathPrecision: { label: 'Path precision', hint: '1 to 10 significant digits of coordinates. Default 4.' },
+  filterSpeckle: { label: 'Filter speckle', hint: '0 to 20: patches smaller than N×N pixels are dropped; 0 decides. Default 0.' },
+  segmentLength: { label: 'Segment length', hint: '1 to 20: shorter gives more nodes and tighter curves. Default 10.' },
+  spliceThreshold: { label: 'Splice threshold', hint: '1 to 90 degrees at which a curve is split. Default 45.' },
+  inputEnhance: { label: 'Input enhance', hint: 'Clean the picture up before tracing (smaller files). Default off.' },
+  curveMode: { label: 'Curve mode', hint: 'auto, polygon (straight), spline (curves) or none (pixel-exact). Default auto.' },
+};
+
+const PARAM_NAMES = Object.keys(PARAM_SPECS) as (keyof TraceParams)[];
+const FORM_FIELDS = new Set<string>(['_csrf', ...PARAM_NAMES]);
+/** The preview of the original is put in the no-script answer only when it is this small. */
+const INLINE_ORIGINAL_MAX_BYTES = 2 * 1024 * 1024;
+
+interface TryForm {
+  image?: { bytes: Buffer; filename: string; mimetype: string };
+  fields: Record<string, string>;
+  /** The file was over the limit (and dropped). */
+  oversized?: boolean;
+}
+
+async function readTryForm(request: FastifyRequest, maxBytes: number): Promise<TryForm> {
+  if (!request.isMultipart()) throw new DomainError('invalid_input', 'image: send the form with its file (multipart/form-data)');
+  const form: TryForm = { fields: {} };
+  // An oversized file is cut at the limit and the rest of the body read and dropped, so the
+  // browser, still sending, gets the page that says so rather than a reset connection.
+  const options = { throwFileSizeLimit: false, limits: { fileSize: maxBytes, files: 1, fields: 16, parts: 20, fieldSize: 4096, headerPairs: 50 } };
+  // @fastify/multipart reads throwFileSizeLimit per call; its types list it only for the plugin.
+  const parts = request.parts(options as Parameters<FastifyRequest['parts']>[0]);
+  let oversized = false;
+  for await (const part of parts) {
+    if (part.type === 'file') {
+      if (part.fieldname !== 'image') throw new DomainError('invalid_input', `unknown file field ${JSON.stringify(part.fieldname)}`);
+      const bytes = await part.toBuffer();
+      if (part.file.truncated) oversized = true;
+      else form.image = { bytes, filename: part.filename, mimetype: part.mimetype };
+    } else {
+      if (!FORM_FIELDS.has(part.fieldname)) throw new DomainError('invalid_input', `unknown field ${JSON.stringify(part.fieldname)}`);
+      form.fields[part.fieldname] = typeof part.value === 'string' ? part.value : String(part.value);
+    }
+  }
+  return { ...form, oversized };
+}
+
+/** The form's fields as a `params` object, checked by the same validation as the API's. */
+function paramsFromForm(fields: Record<string, string>): TraceParams {
+  const params: Record<string, unknown> = {};
+  for (const name of PARAM_NAMES) {
+    const spec = PARAM_SPECS[name];
+    const raw = (fields[name] ?? '').trim();
+    if (spec.kind === 'boolean') params[name] = raw === 'true' || raw === 'on';
+    else if (raw === '') continue;
+    else if (spec.kind === 'integer') params[name] = /^-?\d+$/.test(raw) ? Number(raw) : raw;
+    else params[name] = raw;
+  }
+  try {
+    return parseParams(JSON.stringify(params));
+  } catch (error) {
+    if (!(error instanceof ParamsError)) throw error;
+    // `params.colorPrecision: must be …` → `Color precision: must be …`
+    const message = error.message.replace(/^params\.(\w+)/, (_m, name: string) => PARAM_TEXT[name as keyof TraceParams]?.label ?? name);
+    throw new DomainError('invalid_input', message);
+  }
+}
+
+function paramRows(values: Record<string, string | boolean | number>) {
+  return PARAM_NAMES.map((name) => {
+    const spec = PARAM_SPECS[name];
+    const value = values[name] ?? spec.default;
+    return { name, ...PARAM_TEXT[name], ...spec, value: spec.kind === 'boolean' ? value === true || value === 'true' || value === 'on' : value };
+  });
+}
+
+function svgFileName(original: string): string {
+  const base = original.replace(/^.*[\\/]/, '').replace(/\.[^.]*$/, '') || 'image';
+  return `${base.replace(/[^\w\-. ]+/g, '_').slice(0, 100)}.svg`;
+}
+
+export function tryRoutes(app: FastifyInstance, pages: Pages, deps: TryDeps): void {
+  const { render, requireSignedIn } = pages;
+
+  function tryPage(request: FastifyRequest, reply: FastifyReply, data: Record<string, unknown>, status = 200) {
+    const account = request.signedIn;
+    return render(
+      request,
+      reply,
+      'try',
+      { title: 'Converter', script: 'try.js', account, maxBytes: deps.maxUploadBytes, params: paramRows({}), ...data },
+      { status },
+    );
+  }
+
+  app.get('/try', async (request, reply) => {
+    if (!requireSignedIn(request, reply)) return reply;
+    return tryPage(request, reply, {});
+  });
+
+  app.post('/try', async (request, reply) => {
+    const wantsJson = (request.headers.accept ?? '').includes('application/json');
+    const account = request.signedIn;
+    if (!account) {
+      if (wantsJson) return reply.code(401).send({ error: 'Your session has ended. Log in again to convert images.' });
+      return reply.redirect('/login?next=%2Ftry', 303);
+    }
+    let form: TryForm = { fields: {} };
+    try {
+      const headerToken = request.headers['x-csrf-token'];
+      // The script sends the token as a header, checked before a byte of the upload is read.
+      if (headerToken !== undefined) pages.deps.sessions.verifyCsrf(request, headerToken);
+      await deps.admit?.(request, reply);
+      form = await withUploadPace(request, deps.uploadPace, () => readTryForm(request, deps.maxUploadBytes));
+      if (form.oversized) throw tooLarge(deps.maxUploadBytes);
+      if (headerToken === undefined) pages.deps.sessions.verifyCsrf(request, form.fields._csrf);
+      const params = paramsFromForm(form.fields);
+      const image = form.image;
+      if (!image || (image.bytes.length === 0 && image.filename === '')) throw new DomainError('invalid_input', 'image: choose an image file to convert');
+      const result = await vectorize(deps, account, async () => ({ bytes: image.bytes, filename: image.filename, params }));
+      if (wantsJson) return reply.send(result satisfies VectorizeResponse);
+      return tryPage(request, reply, {
+        result: {
+          ...result,
+          svgDataUrl: `data:image/svg+xml;base64,${Buffer.from(result.svg).toString('base64')}`,
+          originalDataUrl:
+            image.bytes.length <= INLINE_ORIGINAL_MAX_BYTES ? `data:${image.mimetype};base64,${image.bytes.toString('base64')}` : undefined,
+          downloadName: svgFileName(image.filename),
+        },
+        account: { ...account, credits: result.credits_remaining ?? account.credits },
+        params: paramRows(form.fields),
+      });
+    } catch (error) {
+      const refusal = pageErrorOf(error);
+      if (!refusal) throw error;
+      deps.countRefusal?.(error);
+      request.log.info({ status: refusal.status, error: refusal.message }, 'conversion refused');
+      if (refusal.retryAfterSeconds !== undefined) void reply.header('retry-after', String(refusal.retryAfterSeconds));
+      if (wantsJson) return reply.code(refusal.status).send({ error: refusal.message });
+      return tryPage(request, reply, { error: refusal.message, params: paramRows(form.fields), paramsOpen: true }, refusal.status);
+    }
+  });
+}

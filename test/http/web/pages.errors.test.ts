@@ -1,0 +1,158 @@
+// Bad input on the pages: a page that says what to fix, the form kept filled (passwords
+// excepted), no stack trace, and nothing written.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { findAccountByEmail } from '../../../src/accounts/accounts.ts';
+import { createPasswordReset, RESET_LINK_VALIDITY_MS } from '../../../src/accounts/credentials.ts';
+import { updatePlan } from '../../../src/accounts/plans.ts';
+import { corpusFile } from '../../helpers/http.ts';
+import { PageClient, csrfOf, errorOf } from '../../helpers/pages.ts';
+import { startTestService, testClock, type TestService } from '../../helpers/service.ts';
+import { createSqliteDatabase } from '../../helpers/stores.ts';
+
+const PASSWORD = 'long enough password';
+const PNG = corpusFile('edge/tiny_tango_address_book_32.png');
+const TABLES = ['accounts', 'api_keys', 'ledger', 'conversions', 'reservations', 'password_resets', 'audit'] as const;
+
+describe('pages: bad input', () => {
+  let service: TestService;
+  const clock = testClock(Date.now());
+
+  async function counts(): Promise<number[]> {
+    return Promise.all(
+      TABLES.map(async (table) => Number((await service.store.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n)),
+    );
+  }
+
+  /** Every refusal page: the words, no stack trace, and the same rows in every table. */
+  async function refused(run: () => Promise<{ status: number; html: string }>, status: number, words: RegExp): Promise<string> {
+    const before = await counts();
+    const res = await run();
+    assert.equal(res.status, status, res.html.slice(0, 400));
+    assert.match(errorOf(res.html) ?? '', words);
+    assert.doesNotMatch(res.html, /\bat .+\.[jt]s:\d+|\w+Error\b|node_modules/, 'no stack trace');
+    assert.deepEqual(await counts(), before, 'nothing written');
+    return res.html;
+  }
+
+  before(async () => {
+    service = await startTestService(createSqliteDatabase(), { now: clock.now });
+  });
+  after(async () => {
+    await service.close();
+    await service.database.drop();
+  });
+
+  it('sign-up: an empty or too-short password, or a malformed email, says what to fix and keeps the email', async () => {
+    const client = new PageClient(service.url);
+    for (const [email, password, words] of [
+      ['new@example.com', '', /enter a password/i],
+      ['new@example.com', 'short', /at least 10 characters/i],
+      ['not-an-email', PASSWORD, /not an email address/i],
+      ['two@@example.com', PASSWORD, /not an email address/i],
+    ] as const) {
+      const html = await refused(() => client.submit('/signup', '/signup', { email, password }), 400, words);
+      assert.ok(html.includes(`value="${email}"`), 'the email is kept');
+      if (password) assert.ok(!html.includes(password), 'the password is not');
+    }
+    assert.equal(await findAccountByEmail(service.store.db, 'new@example.com'), undefined);
+  });
+
+  it('sign-up with a taken email shows the same "check your email" screen, never that the email exists', async () => {
+    await new PageClient(service.url).signUp('owner@example.com', PASSWORD);
+    const again = await new PageClient(service.url).submit('/signup', '/signup', { email: 'owner@example.com', password: 'another password!' });
+    assert.equal(again.status, 200);
+    assert.match(again.html, /Check your email/);
+    assert.doesNotMatch(again.html, /exists|taken|already/i);
+    const fresh = await new PageClient(service.url).submit('/signup', '/signup', { email: 'fresh@example.com', password: PASSWORD });
+    assert.equal(fresh.status, 303);
+    assert.equal(fresh.location, '/account?welcome=1');
+  });
+
+  it('a key name over 100 characters says so and keeps the name', async () => {
+    const client = new PageClient(service.url);
+    await client.signUp('keys@example.com', PASSWORD);
+    const name = 'k'.repeat(101);
+    const html = await refused(() => client.submit('/account/keys', '/account/keys', { name }), 400, /at most 100 characters/);
+    assert.ok(html.includes(`value="${name}"`));
+    const ok = await client.submit('/account/keys', '/account/keys', { name: 'n'.repeat(100) });
+    assert.equal(ok.status, 200);
+    assert.match(ok.html, /value="vk_[A-Za-z0-9]{43}"/);
+  });
+
+  it('an oversized upload on /try gets a 413 page with the parameters kept, and spends nothing', async () => {
+    const client = new PageClient(service.url);
+    await client.signUp('upload@example.com', PASSWORD);
+    const token = csrfOf((await client.get('/try')).html);
+    const form = new FormData();
+    form.append('_csrf', token);
+    form.append('colorPrecision', '3');
+    form.append('image', new Blob([new Uint8Array(10 * 1024 * 1024 + 1)], { type: 'image/png' }), 'huge.png');
+    const before = await counts();
+    const res = await client.postMultipart('/try', form);
+    assert.equal(res.status, 413);
+    assert.match(errorOf(res.text) ?? '', /larger than 10 MB/);
+    assert.match(res.text, /id="colorPrecision"[^>]*value="3"/, 'the parameters are kept');
+    assert.deepEqual(await counts(), before);
+    // With the script's header and Accept: JSON, the same words in JSON.
+    const json = new FormData();
+    json.append('image', new Blob([new Uint8Array(10 * 1024 * 1024 + 1)]), 'huge.png');
+    const scripted = await client.postMultipart('/try', json, { accept: 'application/json', 'x-csrf-token': token });
+    assert.equal(scripted.status, 413);
+    assert.match((JSON.parse(scripted.text) as { error: string }).error, /larger than 10 MB/);
+    assert.equal((await findAccountByEmail(service.store.db, 'upload@example.com'))?.credits, 10);
+  });
+
+  it('/try says what is wrong in words: a bad parameter, no credits (402), a limit (429)', async () => {
+    const client = new PageClient(service.url);
+    await client.signUp('words@example.com', PASSWORD);
+    const convert = async (fields: Record<string, string>) => {
+      const form = new FormData();
+      form.append('_csrf', csrfOf((await client.get('/try')).html));
+      for (const [name, value] of Object.entries(fields)) form.append(name, value);
+      form.append('image', new Blob([new Uint8Array(PNG)], { type: 'image/png' }), 'tiny.png');
+      const res = await client.postMultipart('/try', form);
+      return { status: res.status, html: res.text };
+    };
+    await refused(() => convert({ colorPrecision: '12' }), 400, /Color precision: must be an integer from 1 to 8/);
+    await updatePlan(service.store.db, 'free', { burstPerSecond: 1 });
+    try {
+      assert.equal((await convert({})).status, 200);
+      const tooFast = await refused(() => convert({}), 429, /wait 1 second/);
+      assert.match(tooFast, /Too many conversions in a second/);
+    } finally {
+      await updatePlan(service.store.db, 'free', { burstPerSecond: 2 });
+    }
+    const account = await findAccountByEmail(service.store.db, 'words@example.com');
+    await service.store.db.updateTable('accounts').set({ credits: 0 }).where('id', '=', account!.id).execute();
+    clock.advance(2_000);
+    await refused(() => convert({}), 402, /No credits left/);
+  });
+
+  it('an expired or used reset link says so and changes no password', async () => {
+    await new PageClient(service.url).signUp('reset@example.com', PASSWORD);
+    const reset = await createPasswordReset(service.store.db, 'reset@example.com', clock.now());
+    assert.ok(reset);
+    const client = new PageClient(service.url);
+    const link = `/password-reset/confirm?token=${reset.token}`;
+    const token = await client.csrf(link);
+    clock.advance(RESET_LINK_VALIDITY_MS + 1);
+    const page = await client.get(link);
+    assert.equal(page.status, 400);
+    assert.match(page.html, /expired or was already used/);
+    const hashBefore = await service.store.db.selectFrom('accounts').select('password_hash').where('email', '=', 'reset@example.com').executeTakeFirstOrThrow();
+    await refused(() => client.post('/password-reset/confirm', { _csrf: token, token: reset.token, password: 'a brand new password' }), 400, /expired or was already used; ask for a new one/);
+    const hashAfter = await service.store.db.selectFrom('accounts').select('password_hash').where('email', '=', 'reset@example.com').executeTakeFirstOrThrow();
+    assert.equal(hashAfter.password_hash, hashBefore.password_hash);
+    assert.equal((await new PageClient(service.url).logIn('reset@example.com', PASSWORD)).status, 303, 'the old password still works');
+  });
+
+  it('password reset answers the same for known and unknown emails', async () => {
+    const known = await new PageClient(service.url).submit('/password-reset', '/password-reset', { email: 'reset@example.com' });
+    const unknown = await new PageClient(service.url).submit('/password-reset', '/password-reset', { email: 'ghost@example.com' });
+    assert.equal(known.status, 200);
+    assert.equal(unknown.status, 200);
+    const strip = (html: string, email: string) => html.replace(/value="[^"]*"/g, '').replaceAll(email, 'X');
+    assert.equal(strip(known.html, 'reset@example.com'), strip(unknown.html, 'ghost@example.com'));
+  });
+});
