@@ -9,6 +9,7 @@
 
 import { ColorMode, Hierarchical, PathSimplifyMode, vectorizeRaw, type Config } from '@neplex/vectorizer';
 import sharp from 'sharp';
+import { fitOutlines, type CurveOptions } from './curves.ts';
 import type { TracedShape } from './geometry.ts';
 import { fitPaints, paintOpacity, type RegionPaint } from './gradient.ts';
 import { meanOf, MOMENT_STRIDE } from './moments.ts';
@@ -28,6 +29,9 @@ const MAX_FACTOR = 16;
 
 /** layerDifference 0–5 onto the merge tolerance (RMS per channel): how far apart two shades may be and still be one region. */
 export const MERGE_TOLERANCE = [1.5, 3, 5, 8, 12, 18] as const;
+
+/** Outline points this close (traced pixels) to the image's edge are put on it. */
+const FRAME_SNAP = 2;
 
 /** Control points closer than this (traced pixels) to the chord make a cubic a line. */
 const STRAIGHT_TOLERANCE = 0.15;
@@ -78,6 +82,29 @@ const SIMPLIFY_MODE: Record<ResolvedCurveMode, PathSimplifyMode> = {
 };
 
 /**
+ * segmentLength 1–20 onto the fitting tolerance, in traced pixels (the grid an image is traced
+ * on is about the size it is meant to be seen at): 1 → 0.5, the default 10 → 1.4, 20 → 2.4.
+ */
+export function fittingTolerance(segmentLength: number): number {
+  return 0.4 + 0.1 * segmentLength;
+}
+
+/** Curve fitting on the traced grid, which has `perPixel` traced pixels per working pixel. */
+function curveOptions(params: TraceParams, perPixel: number): CurveOptions {
+  return {
+    tolerance: fittingTolerance(params.segmentLength),
+    cornerAngle: params.cornerThreshold,
+    // Directions are taken a working pixel either side: nearer, the grid's own steps read as turns.
+    cornerSpan: Math.max(1, perPixel),
+    sampleStep: 1,
+    spliceAngle: params.spliceThreshold,
+    // Half a working pixel, where the grid is finer than the image: the waver of an edge
+    // resampled from pixels has their period, and goes; shapes a few pixels across keep their form.
+    smoothing: perPixel > 1 ? perPixel / 2 : 0,
+  };
+}
+
+/**
  * VTracer on a map of distinct colours: every colour is kept (precision 8, no layer merging),
  * stacked so no background shows between shapes.
  */
@@ -89,7 +116,8 @@ function tracerConfig(params: TraceParams, curveMode: ResolvedCurveMode, factor:
     filterSpeckle: Math.max(1, Math.round(factor / 2)),
     colorPrecision: 8,
     layerDifference: 0,
-    mode: SIMPLIFY_MODE[curveMode],
+    // Splines are fitted here (curves.ts), to polygons the tracer has cleaned of staircases.
+    mode: curveMode === 'spline' ? PathSimplifyMode.Polygon : SIMPLIFY_MODE[curveMode],
     cornerThreshold: params.cornerThreshold,
     lengthThreshold: lengthThreshold(params.segmentLength),
     maxIterations: 10,
@@ -174,6 +202,25 @@ async function traceLabels(labels: Int32Array, width: number, height: number, se
 }
 
 /**
+ * Points within two traced pixels of the image's edge are put on it: the tracer's outline of a
+ * shape that fills to the edge can end a pixel short, and the page would show there.
+ */
+function snapToFrame(shapes: TracedShape[], width: number, height: number): void {
+  for (const shape of shapes) {
+    for (const { coords } of shape.paths) {
+      for (let at = 0; at + 1 < coords.length; at += 2) {
+        const x = coords[at] as number;
+        const y = coords[at + 1] as number;
+        if (x < FRAME_SNAP) coords[at] = 0;
+        else if (x > width - FRAME_SNAP) coords[at] = width;
+        if (y < FRAME_SNAP) coords[at + 1] = 0;
+        else if (y > height - FRAME_SNAP) coords[at + 1] = height;
+      }
+    }
+  }
+}
+
+/**
  * Traces artwork at its working size: shapes in the coordinates of the traced grid; or null
  * when the artwork is dense (isDenseArtwork), which the reduced segmentation grid would lose.
  */
@@ -198,5 +245,10 @@ export async function traceArtwork(working: RgbaImage, params: TraceParams, curv
   const labels = grid.factor === 1 ? segmentation.labels : upsampleLabels(segmentation, fine, grid.factor);
   const paints = fitPaints(segmentation, grid.factor);
   const shapes = await traceLabels(labels, fineWidth, fineHeight, segmentation, paints, tracerConfig(params, curveMode, grid.factor));
+  if (curveMode === 'spline') {
+    const options = curveOptions(params, fineWidth / working.width);
+    for (const shape of shapes) shape.paths = shape.paths.map((path) => fitOutlines(path, options));
+  }
+  snapToFrame(shapes, fineWidth, fineHeight);
   return { shapes, width: fineWidth, height: fineHeight };
 }

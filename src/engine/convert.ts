@@ -15,6 +15,8 @@ import { EngineError, type TraceRequest, type TraceResult } from './types.ts';
 
 export interface ConvertOptions {
   maxInputPixels: number;
+  /** Trace as this kind whatever the image's statistics say (tests and benchmarks of one path). */
+  kind?: ImageKind;
 }
 
 /** Control points closer than this (working pixels) to the chord make a cubic a line. */
@@ -37,7 +39,7 @@ export async function convertImage(request: TraceRequest, options: ConvertOption
   });
   const sample = await fitToPixels(decoded, CLASSIFY_PIXELS);
   const stats = measureImage(sample.rgba, sample.width, sample.height);
-  const kind = resolveKind(request.params, stats, decoded);
+  const kind = options.kind ?? resolveKind(request.params, stats, decoded);
   // A kind traced larger than the first decode (line art, logos from JPEG) is decoded again at its size.
   const kindPixels = WORKING_PIXELS[kind];
   if (kindPixels > firstDecodePixels && decoded.width < decoded.originalWidth) {

@@ -662,7 +662,7 @@ function mergeRegions(graph: RegionGraph, sums: Float64Array, a: number, b: numb
 }
 
 /** Thin regions whose straight colours differ by at most this (sum over RGB) are one outline, whatever their coverage. */
-const CHAIN_TOLERANCE = 100;
+const CHAIN_TOLERANCE = 160;
 
 /** Sum of RGB differences of two premultiplied colours once alpha is divided out; infinite for near-transparent ones. */
 function hueDistance(a: Colour, b: Colour): number {

@@ -109,6 +109,24 @@ export function parsePathData(d: string, offsetX: number, offsetY: number, strai
   let penX = 0;
   let penY = 0;
   let command = 0;
+  // Where the last line began, while the last step is a line: a following line in the same
+  // direction extends it instead (the tracer splits long straight runs into short ones).
+  let lineFromX = NaN;
+  let lineFromY = NaN;
+  const addLine = (x: number, y: number) => {
+    const last = commands.length - 1;
+    if (commands[last] === PathCommand.line && distanceToSegment(penX, penY, lineFromX, lineFromY, x, y) <= straightTolerance) {
+      coords[coords.length - 2] = x;
+      coords[coords.length - 1] = y;
+    } else {
+      lineFromX = penX;
+      lineFromY = penY;
+      commands.push(PathCommand.line);
+      coords.push(x, y);
+    }
+    penX = x;
+    penY = y;
+  };
   while (true) {
     skipSeparators(scanner);
     if (scanner.position >= d.length) break;
@@ -134,11 +152,12 @@ export function parsePathData(d: string, offsetX: number, offsetY: number, strai
       coords.push(x, y);
       open = true;
       command = 76; // further pairs after a moveto are lines
+      penX = x;
+      penY = y;
     } else if (!open) {
       throw new Error('segment without a starting point');
     } else if (command === 76) {
-      commands.push(PathCommand.line);
-      coords.push(x, y);
+      addLine(x, y);
     } else {
       const x2 = readNumber(scanner) + offsetX;
       const y2 = readNumber(scanner) + offsetY;
@@ -149,18 +168,14 @@ export function parsePathData(d: string, offsetX: number, offsetY: number, strai
         distanceToSegment(x, y, penX, penY, x3, y3) <= straightTolerance &&
         distanceToSegment(x2, y2, penX, penY, x3, y3) <= straightTolerance;
       if (straight) {
-        commands.push(PathCommand.line);
-        coords.push(x3, y3);
+        addLine(x3, y3);
       } else {
         commands.push(PathCommand.cubic);
         coords.push(x, y, x2, y2, x3, y3);
+        penX = x3;
+        penY = y3;
       }
-      penX = x3;
-      penY = y3;
-      continue;
     }
-    penX = x;
-    penY = y;
   }
   return { commands, coords };
 }

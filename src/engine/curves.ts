@@ -1,0 +1,286 @@
+// Smooth outlines from the tracer's polygons. VTracer's own splines follow the traced grid
+// closely: on a grid finer than the source, that is a node per source pixel, wiggles included.
+// Here each closed polygon is cut at its corners, and every run between corners becomes either
+// one straight line or as few cubic Béziers as keep within `tolerance` of it (Schneider's
+// fitting, the fit-curve package). Straight edges stay straight, corners stay corners, and a
+// round shape takes a few curves whatever the grid it was traced on.
+
+import { fitCubic } from 'fit-curve';
+import { PathCommand, type PathGeometry } from './geometry.ts';
+
+export interface CurveOptions {
+  /** Largest distance (traced pixels) a fitted curve may stray from the polygon. */
+  tolerance: number;
+  /** A turn sharper than this (degrees), measured over `cornerSpan` on each side, is a corner. */
+  cornerAngle: number;
+  /** Arc length (traced pixels) over which the direction on each side of a vertex is taken. */
+  cornerSpan: number;
+  /** Polygons are sampled this often (traced pixels) for fitting. */
+  sampleStep: number;
+  /** A smooth run is also cut where its direction has turned by this much (degrees) since the last cut. */
+  spliceAngle: number;
+  /**
+   * Standard deviation (traced pixels) of the smoothing along the outline before fitting: on a
+   * grid finer than the source, an edge taken from the source's pixels wavers with their period.
+   */
+  smoothing: number;
+}
+
+type Point = [number, number];
+
+/** The closed polygons of a geometry (move, lines, close), as vertex loops without the repeated end. */
+function loopsOf(geometry: PathGeometry): Point[][] {
+  const loops: Point[][] = [];
+  let current: Point[] = [];
+  let at = 0;
+  for (const command of geometry.commands) {
+    if (command === PathCommand.close) {
+      if (current.length > 0) loops.push(current);
+      current = [];
+      continue;
+    }
+    if (command === PathCommand.move && current.length > 0) {
+      loops.push(current);
+      current = [];
+    }
+    if (command === PathCommand.cubic) {
+      // Polygons only; a cubic (from another mode) is taken by its end point.
+      current.push([geometry.coords[at + 4] as number, geometry.coords[at + 5] as number]);
+      at += 6;
+      continue;
+    }
+    const point: Point = [geometry.coords[at] as number, geometry.coords[at + 1] as number];
+    at += 2;
+    const last = current[current.length - 1];
+    if (!last || last[0] !== point[0] || last[1] !== point[1]) current.push(point);
+  }
+  if (current.length > 0) loops.push(current);
+  return loops.map((loop) => {
+    const first = loop[0] as Point;
+    const last = loop[loop.length - 1] as Point;
+    return loop.length > 1 && first[0] === last[0] && first[1] === last[1] ? loop.slice(0, -1) : loop;
+  });
+}
+
+/** The point at arc length `distance` from vertex i, walking forward (+1) or backward (-1) round the loop. */
+function pointAlong(loop: Point[], i: number, distance: number, direction: 1 | -1): Point {
+  const n = loop.length;
+  let from = loop[i] as Point;
+  let left = distance;
+  for (let step = 1; step <= n; step++) {
+    const to = loop[(((i + direction * step) % n) + n) % n] as Point;
+    const length = Math.hypot(to[0] - from[0], to[1] - from[1]);
+    if (length >= left) {
+      const f = left / length;
+      return [from[0] + f * (to[0] - from[0]), from[1] + f * (to[1] - from[1])];
+    }
+    left -= length;
+    from = to;
+  }
+  return from;
+}
+
+/** Vertices where the outline turns by more than the corner angle, the sharpest of any cluster. */
+function cornersOf(loop: Point[], options: CurveOptions): number[] {
+  const n = loop.length;
+  if (n < 3) return [];
+  const limit = (options.cornerAngle * Math.PI) / 180;
+  const turn = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const here = loop[i] as Point;
+    const before = pointAlong(loop, i, options.cornerSpan, -1);
+    const after = pointAlong(loop, i, options.cornerSpan, 1);
+    const inAngle = Math.atan2(here[1] - before[1], here[0] - before[0]);
+    const outAngle = Math.atan2(after[1] - here[1], after[0] - here[0]);
+    let difference = Math.abs(outAngle - inAngle);
+    if (difference > Math.PI) difference = 2 * Math.PI - difference;
+    turn[i] = difference;
+  }
+  const corners: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t = turn[i] as number;
+    // Keep the local maximum: a rounded-off corner spreads its turn over a few vertices.
+    if (t > limit && t >= (turn[(i - 1 + n) % n] as number) && t > (turn[(i + 1) % n] as number)) corners.push(i);
+  }
+  return corners;
+}
+
+
+
+function distanceToChord(point: Point, a: Point, b: Point): number {
+  const dx = b[0] - a[0];
+  const dy = b[1] - a[1];
+  const length = Math.hypot(dx, dy);
+  if (length === 0) return Math.hypot(point[0] - a[0], point[1] - a[1]);
+  return Math.abs((point[0] - a[0]) * dy - (point[1] - a[1]) * dx) / length;
+}
+
+function unit(dx: number, dy: number): Point {
+  const length = Math.hypot(dx, dy) || 1;
+  return [dx / length, dy / length];
+}
+
+/** Appends one run as a line or fitted cubics; the pen is at the run's first point. */
+function appendRun(run: Point[], options: CurveOptions, tangents: { start?: Point; end?: Point }, out: PathGeometry): void {
+  const first = run[0] as Point;
+  const last = run[run.length - 1] as Point;
+  if (run.every((point) => distanceToChord(point, first, last) <= options.tolerance)) {
+    out.commands.push(PathCommand.line);
+    out.coords.push(last[0], last[1]);
+    return;
+  }
+  const points = run;
+  // The direction at each end: given (smooth joins) or taken over a short span of the run itself.
+  const span = Math.min(points.length - 1, Math.max(1, Math.round(options.cornerSpan / options.sampleStep)));
+  const startPoint = points[span] as Point;
+  const endPoint = points[points.length - 1 - span] as Point;
+  const start = tangents.start ?? unit(startPoint[0] - first[0], startPoint[1] - first[1]);
+  const end = tangents.end ?? unit(endPoint[0] - last[0], endPoint[1] - last[1]);
+  for (const [, c1, c2, p3] of fitCubic(points, start, end, options.tolerance * options.tolerance)) {
+    out.commands.push(PathCommand.cubic);
+    out.coords.push(c1[0], c1[1], c2[0], c2[1], p3[0], p3[1]);
+  }
+}
+
+
+/** A loop sampled every `step` along its length; `fixed` marks samples at corners. */
+function sampleLoop(loop: Point[], corners: number[], step: number): { points: Point[]; fixed: Uint8Array; cornerAt: number[] } {
+  const isCorner = new Uint8Array(loop.length);
+  for (const corner of corners) isCorner[corner] = 1;
+  const points: Point[] = [];
+  const fixedList: number[] = [];
+  const cornerAt: number[] = [];
+  const n = loop.length;
+  const start = corners[0] ?? 0;
+  for (let k = 0; k < n; k++) {
+    const i = (start + k) % n;
+    const from = loop[i] as Point;
+    const to = loop[(i + 1) % n] as Point;
+    if (isCorner[i]) {
+      cornerAt.push(points.length);
+      fixedList.push(points.length);
+    }
+    const length = Math.hypot(to[0] - from[0], to[1] - from[1]);
+    const pieces = Math.max(1, Math.ceil(length / step));
+    for (let p = 0; p < pieces; p++) points.push([from[0] + ((to[0] - from[0]) * p) / pieces, from[1] + ((to[1] - from[1]) * p) / pieces]);
+  }
+  const fixed = new Uint8Array(points.length);
+  for (const at of fixedList) fixed[at] = 1;
+  return { points, fixed, cornerAt };
+}
+
+/** Gaussian smoothing of a sampled loop along its length; corners stay put and are not smoothed across. */
+function smoothLoop(points: Point[], fixed: Uint8Array, sigma: number): Point[] {
+  const n = points.length;
+  if (sigma <= 0 || n < 5) return points;
+  const reach = Math.min(Math.floor((n - 1) / 2), Math.ceil(3 * sigma));
+  const weights = Array.from({ length: reach + 1 }, (_, d) => Math.exp(-(d * d) / (2 * sigma * sigma)));
+  return points.map((point, i) => {
+    if (fixed[i]) return point;
+    let x = point[0] * (weights[0] as number);
+    let y = point[1] * (weights[0] as number);
+    let total = weights[0] as number;
+    for (const direction of [1, -1]) {
+      for (let d = 1; d <= reach; d++) {
+        const j = (((i + direction * d) % n) + n) % n;
+        const other = points[j] as Point;
+        const w = weights[d] as number;
+        x += other[0] * w;
+        y += other[1] * w;
+        total += w;
+        if (fixed[j]) break;
+      }
+    }
+    return [x / total, y / total];
+  });
+}
+
+/** Samples (between cuts) where the direction has turned, net, by the splice angle since the last cut. */
+function splicePoints(points: Point[], isCut: Uint8Array, options: CurveOptions): number[] {
+  const n = points.length;
+  const limit = (options.spliceAngle * Math.PI) / 180;
+  const span = Math.max(1, Math.round(options.cornerSpan / options.sampleStep));
+  const splices: number[] = [];
+  let turned = 0;
+  let previous: number | undefined;
+  for (let i = 0; i < n; i++) {
+    if (isCut[i]) {
+      turned = 0;
+      previous = undefined;
+      continue;
+    }
+    const a = points[(i - span + n) % n] as Point;
+    const b = points[i] as Point;
+    const heading = Math.atan2(b[1] - a[1], b[0] - a[0]);
+    if (previous !== undefined) {
+      let difference = heading - previous;
+      if (difference > Math.PI) difference -= 2 * Math.PI;
+      if (difference < -Math.PI) difference += 2 * Math.PI;
+      // The net turn: whatever wavering is left turns left and right and cancels out.
+      turned += difference;
+      if (Math.abs(turned) > limit) {
+        splices.push(i);
+        turned = 0;
+      }
+    }
+    previous = heading;
+  }
+  return splices;
+}
+
+/** The samples from `from` to `to` (inclusive) round the loop. */
+function samplesBetween(points: Point[], from: number, to: number): Point[] {
+  const n = points.length;
+  const run: Point[] = [];
+  for (let i = from; ; i = (i + 1) % n) {
+    run.push(points[i] as Point);
+    if (i === to && run.length > 1) break;
+  }
+  return run;
+}
+
+/** The direction of a smooth outline at sample i. */
+function tangentAt(points: Point[], i: number, span: number): Point {
+  const n = points.length;
+  const before = points[(i - span + n) % n] as Point;
+  const after = points[(i + span) % n] as Point;
+  return unit(after[0] - before[0], after[1] - before[1]);
+}
+
+/** A polygon geometry as lines and cubics: corners kept, straight runs as lines, the rest fitted. */
+export function fitOutlines(geometry: PathGeometry, options: CurveOptions): PathGeometry {
+  const out: PathGeometry = { commands: [], coords: [] };
+  const span = Math.max(1, Math.round(options.cornerSpan / options.sampleStep));
+  for (const loop of loopsOf(geometry)) {
+    if (loop.length < 3) continue;
+    const corners = cornersOf(loop, options);
+    const sampled = sampleLoop(loop, corners, options.sampleStep);
+    const points = smoothLoop(sampled.points, sampled.fixed, options.smoothing / options.sampleStep);
+    const isCut = new Uint8Array(points.length);
+    const cuts = sampled.cornerAt.length > 0 ? [...sampled.cornerAt] : [0];
+    for (const cut of cuts) isCut[cut] = 1;
+    const allCuts = [...cuts, ...splicePoints(points, isCut, options)].sort((a, b) => a - b);
+    const begin = points[allCuts[0] as number] as Point;
+    out.commands.push(PathCommand.move);
+    out.coords.push(begin[0], begin[1]);
+    for (let c = 0; c < allCuts.length; c++) {
+      const from = allCuts[c] as number;
+      const to = allCuts[(c + 1) % allCuts.length] as number;
+      appendRun(
+        samplesBetween(points, from, to),
+        options,
+        {
+          start: sampled.fixed[from] ? undefined : tangentAt(points, from, span),
+          end: sampled.fixed[to] ? undefined : scale(tangentAt(points, to, span), -1),
+        },
+        out,
+      );
+    }
+    out.commands.push(PathCommand.close);
+  }
+  return out;
+}
+
+function scale([x, y]: Point, factor: number): Point {
+  return [x * factor, y * factor];
+}
