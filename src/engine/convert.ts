@@ -8,6 +8,8 @@ import type { TraceParams } from './params.ts';
 import type { VectorImage } from './geometry.ts';
 import { parseTracerSvg } from './tracer-output.ts';
 import { writeSvgDocument } from './writers/svg.ts';
+import { writeFile } from './writers/index.ts';
+import { cutOutImage } from './cutouts.ts';
 import { restoreOpacity } from './opacity.ts';
 import { buildTracerConfig, decimalPlaces, resolveCurveMode, runTracer } from './trace.ts';
 import { EngineError, type TraceRequest, type TraceResult } from './types.ts';
@@ -78,9 +80,14 @@ export async function convertImage(request: TraceRequest, options: ConvertOption
     shapes,
   };
   const decimals = decimalPlaces(request.params.pathPrecision, Math.max(decoded.originalWidth, decoded.originalHeight));
-  const { svg, nodeCount } = writeSvgDocument(image, decimals);
+  // Output options and the requested file format (issue 13), all from the same model.
+  const cutouts = request.params.stacking === 'cutouts';
+  const output = cutouts ? cutOutImage(image, decimals) : image;
+  const { svg, nodeCount } = writeSvgDocument(output, decimals, { groupBy: request.params.groupBy, disjoint: cutouts });
+  const file = request.format ? await writeFile(request.format, output, svg, decimals) : undefined;
 
   return {
+    ...(file ? { file } : {}),
     svg,
     width: decoded.originalWidth,
     height: decoded.originalHeight,
