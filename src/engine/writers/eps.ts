@@ -1,6 +1,6 @@
 // Writes the geometry model as Encapsulated PostScript (EPSF-3.0, LanguageLevel 3), by hand:
 // no maintained npm library writes EPS, and the subset needed is small — paths, fills, and
-// level-3 axial and radial shadings (shfill) for gradients. PostScript has no transparency:
+// level-3 axial and radial shading patterns for gradients. PostScript has no transparency:
 // a partly transparent shape or stop is painted opaque, its colour mixed with white paper by
 // its opacity, which is exact over the paper and close over other shapes.
 
@@ -139,8 +139,9 @@ export function writeEps(image: VectorImage, decimals: number): Buffer {
     if (shape.fill.kind === 'flat') {
       ps.token(`${components(shape.fill.color, shape.opacity)} rg f`);
     } else {
-      // The nonzero clip is the shape; the shading fills it, padded beyond its ends as in SVG.
-      ps.token(`gsave clip newpath ${shading(documentGradient(shape.fill, image), shape.opacity)} shfill grestore`);
+      // A shading pattern filled like a colour (padded beyond its ends as in SVG): a fill is
+      // anti-aliased by renderers where a clip with shfill is not.
+      ps.token(`<< /PatternType 2 /Shading ${shading(documentGradient(shape.fill, image), shape.opacity)} >> matrix makepattern setpattern f`);
     }
     ps.newline();
   }
