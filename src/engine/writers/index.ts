@@ -1,10 +1,8 @@
-// The output formats other than the JSON response, each written from the geometry model.
+// The output formats other than the JSON response, each written from the geometry model. The
+// writers are loaded on first use: pdfkit alone takes about half a second to load, which a
+// worker should not spend before it is ready (preloadWriters loads them after).
 
 import type { VectorImage } from '../geometry.ts';
-import { writeDxf } from './dxf.ts';
-import { writeEps } from './eps.ts';
-import { writePdf } from './pdf.ts';
-import { writePng } from './png.ts';
 
 export const FILE_FORMATS = ['svg', 'pdf', 'eps', 'dxf', 'png'] as const;
 export type FileFormat = (typeof FILE_FORMATS)[number];
@@ -15,12 +13,17 @@ export async function writeFile(format: FileFormat, image: VectorImage, svg: str
     case 'svg':
       return Buffer.from(svg, 'utf8');
     case 'pdf':
-      return writePdf(image, decimals);
+      return (await import('./pdf.ts')).writePdf(image, decimals);
     case 'eps':
-      return writeEps(image, decimals);
+      return (await import('./eps.ts')).writeEps(image, decimals);
     case 'dxf':
-      return Buffer.from(writeDxf(image, decimals), 'utf8');
+      return Buffer.from((await import('./dxf.ts')).writeDxf(image, decimals), 'utf8');
     case 'png':
-      return writePng(svg);
+      return (await import('./png.ts')).writePng(svg);
   }
+}
+
+/** Loads every writer, so that the first file of each format does not wait for it. */
+export async function preloadWriters(): Promise<void> {
+  await Promise.all([import('./pdf.ts'), import('./eps.ts'), import('./dxf.ts'), import('./png.ts')]);
 }
