@@ -128,9 +128,15 @@ describe('vectorize convert', () => {
       );
     });
     assert.equal(shown.code, 0, shown.stdout + shown.stderr);
-    const frames = shown.stdout.split(/\r|\n/);
-    for (const count of ['0/3', '1/3', '2/3', '3/3']) assert.ok(frames.some((frame) => frame.includes(`${count} files`)), `a frame shows ${count}: ${JSON.stringify(shown.stdout.slice(0, 400))}`);
-    assert.ok(frames.some((frame) => /\| ETA \d+s/.test(frame)), 'a frame shows the time left');
+    // Frames are redrawn in place (at most ten a second, so two files finishing together share one).
+    const frames = [...shown.stdout.matchAll(/(\d)\/3 files \| (\d+)% \| ETA (\d+)s/g)].map((match) => ({ done: Number(match[1]), percent: Number(match[2]) }));
+    const seen = JSON.stringify(shown.stdout.slice(0, 600));
+    assert.equal(frames[0]?.done, 0, `the bar starts at 0/3: ${seen}`);
+    assert.equal(frames.at(-1)?.done, 3, `the bar ends at 3/3: ${seen}`);
+    assert.ok(frames.some((frame) => frame.done > 0 && frame.done < 3), `a frame in between: ${seen}`);
+    assert.ok(frames.every((frame, index) => index === 0 || frame.done >= (frames[index - 1]?.done ?? 0)), 'the count only grows');
+    assert.ok(frames.every((frame) => frame.percent === Math.floor((frame.done * 100) / 3) || frame.percent === Math.round((frame.done * 100) / 3)));
+    assert.ok(shown.stdout.includes('\u001b[1G'), 'redrawn in place');
     assert.match(shown.stdout, /[█░]{24}/);
     assert.match(shown.stdout, /3 files: 3 converted, 0 failed/);
   });
