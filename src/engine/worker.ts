@@ -6,7 +6,6 @@ import { convertImage } from './convert.ts';
 import type { WorkerReply, WorkerTask } from './protocol.ts';
 import { DEFAULT_PARAMS } from './params.ts';
 import { EngineError } from './types.ts';
-import { preloadWriters } from './writers/index.ts';
 
 // One conversion per process, one process per core: libvips threads would only compete.
 sharp.concurrency(1);
@@ -56,9 +55,8 @@ async function warmUp(): Promise<void> {
   }
 }
 
-// A failed warm-up only means a slower first conversion; the file writers load once ready.
-const ready = () => {
-  reply({ type: 'ready' });
-  preloadWriters().catch(() => {});
-};
-warmUp().then(ready, ready);
+warmUp().then(
+  () => reply({ type: 'ready' }),
+  // A failed warm-up only means a slower first conversion.
+  () => reply({ type: 'ready' }),
+);

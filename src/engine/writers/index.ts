@@ -1,6 +1,7 @@
 // The output formats other than the JSON response, each written from the geometry model. The
-// writers are loaded on first use: pdfkit alone takes about half a second to load, which a
-// worker should not spend before it is ready (preloadWriters loads them after).
+// writers are loaded on first use: pdfkit alone takes about half a second to load, which every
+// worker would otherwise spend at each start, whether or not anyone asks for a PDF. The first
+// file of a format in a worker pays it once.
 
 import type { VectorImage } from '../geometry.ts';
 
@@ -21,9 +22,4 @@ export async function writeFile(format: FileFormat, image: VectorImage, svg: str
     case 'png':
       return (await import('./png.ts')).writePng(svg);
   }
-}
-
-/** Loads every writer, so that the first file of each format does not wait for it. */
-export async function preloadWriters(): Promise<void> {
-  await Promise.all([import('./pdf.ts'), import('./eps.ts'), import('./dxf.ts'), import('./png.ts')]);
 }
