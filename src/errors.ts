@@ -17,6 +17,8 @@ export const ERROR_CODES = [
   'conflict',
   'upload_too_large',
   'upload_too_slow',
+  /** The client accepts none of the representations the service can give (file formats). */
+  'not_acceptable',
   /** A limit refused the request: burst, concurrency, daily quota or failed attempts (details.limit, details.retryAfterSeconds). */
   'rate_limited',
   /** The engine failed on a decodable image. */

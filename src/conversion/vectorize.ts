@@ -7,6 +7,7 @@ import { DomainError } from '../errors.ts';
 import { sniffFormat } from '../engine/decode.ts';
 import type { TraceParams } from '../engine/params.ts';
 import { EngineError, type Engine } from '../engine/types.ts';
+import type { FileFormat } from '../engine/writers/index.ts';
 import type { Limits } from '../limits/limits.ts';
 import type { Store } from '../store/database.ts';
 import { newConversionId } from './ids.ts';
@@ -40,16 +41,22 @@ export interface VectorizeResponse {
   credits_remaining: number | null;
 }
 
+/** The JSON response's fields, and the file when a format was asked for. */
+export interface Conversion extends VectorizeResponse {
+  file?: Buffer;
+}
+
 export async function vectorize(
   deps: ConversionDeps,
   account: Account,
   readUpload: () => Promise<Upload>,
-): Promise<VectorizeResponse> {
+  format?: FileFormat,
+): Promise<Conversion> {
   // Front-ends check this as they identify the account; checked here too, so none can forget.
   if (account.status !== 'active') throw accountInactive(account);
   const admission = await deps.limits.admit(account);
   try {
-    return await reserveAndConvert(deps, account, readUpload);
+    return await reserveAndConvert(deps, account, readUpload, format);
   } finally {
     await admission.release();
   }
@@ -59,7 +66,8 @@ async function reserveAndConvert(
   deps: ConversionDeps,
   account: Account,
   readUpload: () => Promise<Upload>,
-): Promise<VectorizeResponse> {
+  format: FileFormat | undefined,
+): Promise<Conversion> {
   const { db } = deps.store;
   const id = newConversionId(deps.now());
   const metered = account.plan.metered;
@@ -73,7 +81,8 @@ async function reserveAndConvert(
   try {
     const upload = await readUpload();
     checkImageBytes(upload.bytes);
-    const result = await convertOrExplain(deps.engine, upload);
+    const result = await convertOrExplain(deps.engine, upload, format);
+    if (format && !result.file) throw new Error(`the engine returned no ${format} file`);
     await db.transaction().execute(async (trx) => {
       await insertConversion(
         trx,
@@ -93,6 +102,7 @@ async function reserveAndConvert(
       node_count: result.nodeCount,
       processing_time_ms: result.processingTimeMs,
       credits_remaining: creditsRemaining,
+      ...(result.file ? { file: Buffer.from(result.file.buffer, result.file.byteOffset, result.file.byteLength) } : {}),
     };
   } catch (error) {
     if (metered) await refundQuietly(deps, id, error);
@@ -113,9 +123,9 @@ function checkImageBytes(bytes: Buffer): void {
   }
 }
 
-async function convertOrExplain(engine: Engine, upload: Upload) {
+async function convertOrExplain(engine: Engine, upload: Upload, format: FileFormat | undefined) {
   try {
-    return await engine.convert({ image: upload.bytes, params: upload.params });
+    return await engine.convert({ image: upload.bytes, params: upload.params, ...(format ? { format } : {}) });
   } catch (error) {
     if (!(error instanceof EngineError)) throw error;
     switch (error.kind) {

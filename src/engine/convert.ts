@@ -9,6 +9,8 @@ import { traceArtwork, type ArtworkTrace } from './artwork.ts';
 import type { Rgb, TracedShape, VectorImage } from './geometry.ts';
 import { parseTracerSvg } from './tracer-output.ts';
 import { writeSvgDocument } from './writers/svg.ts';
+import { writeFile } from './writers/index.ts';
+import { cutOutImage } from './cutouts.ts';
 import { restoreOpacity } from './opacity.ts';
 import { buildTracerConfig, decimalPlaces, resolveCurveMode, runTracer, type ResolvedCurveMode } from './trace.ts';
 import { EngineError, type TraceRequest, type TraceResult } from './types.ts';
@@ -58,9 +60,14 @@ export async function convertImage(request: TraceRequest, options: ConvertOption
     shapes: traced.shapes,
   };
   const decimals = decimalPlaces(request.params.pathPrecision, Math.max(decoded.originalWidth, decoded.originalHeight));
-  const { svg, nodeCount } = writeSvgDocument(image, decimals);
+  // Output options and the requested file format, all from the same model.
+  const cutouts = request.params.stacking === 'cutouts';
+  const output = cutouts ? cutOutImage(image, decimals) : image;
+  const { svg, nodeCount } = writeSvgDocument(output, decimals, { groupBy: request.params.groupBy, disjoint: cutouts });
+  const file = request.format ? await writeFile(request.format, output, svg, decimals) : undefined;
 
   return {
+    ...(file ? { file } : {}),
     svg,
     width: decoded.originalWidth,
     height: decoded.originalHeight,

@@ -13,15 +13,16 @@ function paintKey(shape: TracedShape): number | Paint {
 const GROUPING_GRID_CELLS = 1 << 18;
 
 /**
- * Joins shapes of the same paint into one path element where paint order allows it: a shape
- * may move back to the latest group of its paint when it touches no group painted after that
- * one. "Touches" is decided on a coarse grid of cells, each remembering the latest group whose
- * bounding boxes cover it: conservative (shapes in one cell count as touching), so no overlap can
- * change what is painted on top, or the fill by winding; and linear in the covered cells, where
- * comparing boxes pairwise was quadratic on photos of 10⁵ specks.
- * Saves an element per shape; pixel art, photos and logos have many small same-coloured shapes.
+ * Gathers shapes of the same paint where paint order allows it: a shape may move back to the
+ * latest group of its paint when it touches no group painted after that one. "Touches" is
+ * decided on a coarse grid of cells, each remembering the latest group whose bounding boxes
+ * cover it: conservative (shapes in one cell count as touching), so no overlap can change what
+ * is painted on top, or the fill by winding; and linear in the covered cells, where comparing
+ * boxes pairwise was quadratic on photos of 10⁵ specks. Shapes known not to overlap at all
+ * (`disjoint`, as cut-outs are) may move anywhere: one group per paint.
+ * Returns the groups in paint order, each listing its shapes in their order.
  */
-export function groupShapesByFill(shapes: TracedShape[]): TracedShape[] {
+export function gatherByPaint(shapes: TracedShape[], options: { disjoint?: boolean } = {}): TracedShape[][] {
   const boxes = shapes.map(shapeBox);
   const extent: Box = { x0: Infinity, y0: Infinity, x1: -Infinity, y1: -Infinity };
   for (const box of boxes) {
@@ -31,7 +32,7 @@ export function groupShapesByFill(shapes: TracedShape[]): TracedShape[] {
     extent.x1 = Math.max(extent.x1, box.x1);
     extent.y1 = Math.max(extent.y1, box.y1);
   }
-  if (!Number.isFinite(extent.x0)) return shapes;
+  if (!Number.isFinite(extent.x0)) return [];
   // A few cells per shape is enough to tell shapes apart; more only costs clearing the grid.
   const cells = Math.min(GROUPING_GRID_CELLS, Math.max(1024, shapes.length * 16));
   const cell = Math.max(1, Math.sqrt(((extent.x1 - extent.x0) * (extent.y1 - extent.y0)) / cells));
@@ -39,7 +40,7 @@ export function groupShapesByFill(shapes: TracedShape[]): TracedShape[] {
   const rows = Math.floor((extent.y1 - extent.y0) / cell) + 1;
   const latestGroupAt = new Int32Array(columns * rows).fill(-1);
   const latestGroupOf = new Map<number | Paint, number>();
-  const groups: TracedShape[] = [];
+  const groups: TracedShape[][] = [];
   for (let index = 0; index < shapes.length; index++) {
     const shape = shapes[index] as TracedShape;
     const box = boxes[index] as Box;
@@ -54,12 +55,11 @@ export function groupShapesByFill(shapes: TracedShape[]): TracedShape[] {
     }
     const key = paintKey(shape);
     let target = latestGroupOf.get(key) ?? -1;
-    if (target > touched) {
-      const group = groups[target] as TracedShape;
-      for (const geometry of shape.paths) group.paths.push(geometry);
+    if (target >= 0 && (options.disjoint || target > touched)) {
+      (groups[target] as TracedShape[]).push(shape);
     } else {
       target = groups.length;
-      groups.push({ fill: shape.fill, opacity: shape.opacity, paths: [...shape.paths] });
+      groups.push([shape]);
       latestGroupOf.set(key, target);
     }
     for (let row = r0; row <= r1; row++) {
@@ -70,4 +70,16 @@ export function groupShapesByFill(shapes: TracedShape[]): TracedShape[] {
     }
   }
   return groups;
+}
+
+/**
+ * Joins shapes of the same paint into one path element where paint order allows it (see
+ * gatherByPaint). Saves an element per shape; pixel art, photos and logos have many small
+ * same-coloured shapes.
+ */
+export function groupShapesByFill(shapes: TracedShape[]): TracedShape[] {
+  return gatherByPaint(shapes).map((group) => {
+    const first = group[0] as TracedShape;
+    return { fill: first.fill, opacity: first.opacity, paths: group.flatMap((shape) => shape.paths) };
+  });
 }

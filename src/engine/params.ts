@@ -4,6 +4,9 @@
 
 export type Mode = 'auto' | 'photo' | 'sketch';
 export type CurveMode = 'auto' | 'polygon' | 'spline' | 'none';
+/** Output options beyond the source's table (see the contract's "Output formats and output options"). */
+export type Stacking = 'stacked' | 'cutouts';
+export type GroupBy = 'none' | 'color';
 
 export interface TraceParams {
   mode: Mode;
@@ -16,6 +19,8 @@ export interface TraceParams {
   spliceThreshold: number;
   inputEnhance: boolean;
   curveMode: CurveMode;
+  stacking: Stacking;
+  groupBy: GroupBy;
 }
 
 type MemberSpec =
@@ -34,6 +39,8 @@ export const PARAM_SPECS: Record<keyof TraceParams, MemberSpec> = {
   spliceThreshold: { kind: 'integer', min: 1, max: 90, default: 45 },
   inputEnhance: { kind: 'boolean', default: false },
   curveMode: { kind: 'enum', values: ['auto', 'polygon', 'spline', 'none'], default: 'auto' },
+  stacking: { kind: 'enum', values: ['stacked', 'cutouts'], default: 'stacked' },
+  groupBy: { kind: 'enum', values: ['none', 'color'], default: 'none' },
 };
 
 export const DEFAULT_PARAMS: TraceParams = Object.fromEntries(

@@ -139,6 +139,7 @@ export function createEngine(options: EngineOptions, dependencies: EngineDepende
         id,
         image: job.request.image,
         params: job.request.params,
+        format: job.request.format,
         maxInputPixels: options.maxInputPixels,
       };
       slot.child.send(task, (error) => {

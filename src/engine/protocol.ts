@@ -2,11 +2,13 @@
 
 import type { TraceParams } from './params.ts';
 import type { EngineErrorKind, TraceResult } from './types.ts';
+import type { FileFormat } from './writers/index.ts';
 
 export interface WorkerTask {
   id: number;
   image: Uint8Array;
   params: TraceParams;
+  format?: FileFormat;
   maxInputPixels: number;
 }
 

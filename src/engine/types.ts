@@ -1,4 +1,5 @@
 import type { CurveMode, Mode, TraceParams } from './params.ts';
+import type { FileFormat } from './writers/index.ts';
 
 /** What the engine made of one image. */
 export interface TraceResult {
@@ -8,7 +9,9 @@ export interface TraceResult {
   height: number;
   /** Anchor points over all paths of `svg`. */
   nodeCount: number;
-  /** Decode + trace + SVG writing, in milliseconds (integer). */
+  /** The file asked for by TraceRequest.format, written from the same geometry as `svg`. */
+  file?: Uint8Array;
+  /** Decode + trace + SVG (and file) writing, in milliseconds (integer). */
   processingTimeMs: number;
   /** What `auto` resolved to for this image. */
   chosen: { mode: Exclude<Mode, 'auto'> | 'pixelart' | 'logo'; curveMode: Exclude<CurveMode, 'auto'> };
@@ -17,6 +20,8 @@ export interface TraceResult {
 export interface TraceRequest {
   image: Buffer;
   params: TraceParams;
+  /** A file to write besides the SVG; none for the JSON response. */
+  format?: FileFormat;
 }
 
 /**

@@ -49,7 +49,7 @@ describe('OpenAPI document and API reference', () => {
     const vectorize = paths['/api/v1/vectorize']?.post;
     const result = paths['/api/v1/result/{id}']?.get;
     assert.ok(vectorize && result);
-    assert.deepEqual(Object.keys(vectorize.responses).sort(), ['200', '400', '401', '402', '403', '408', '413', '429', '500', '502', '503']);
+    assert.deepEqual(Object.keys(vectorize.responses).sort(), ['200', '400', '401', '402', '403', '406', '408', '413', '429', '500', '502', '503']);
     assert.deepEqual(Object.keys(result.responses).sort(), ['200', '401', '403', '404', '429', '500', '503']);
     for (const operation of [vectorize, result]) {
       for (const [code, response] of Object.entries(operation.responses)) {
@@ -66,6 +66,17 @@ describe('OpenAPI document and API reference', () => {
       'application/json'
     ]!.schema;
     assert.deepEqual(Object.keys(ok.properties), ['id', 'svg', 'width', 'height', 'node_count', 'processing_time_ms', 'credits_remaining']);
+    const fileResponse = vectorize.responses['200'] as { content: Record<string, unknown>; headers: Record<string, unknown> };
+    assert.deepEqual(Object.keys(fileResponse.content), [
+      'application/json',
+      'image/svg+xml',
+      'application/pdf',
+      'application/postscript',
+      'image/vnd.dxf',
+      'application/dxf',
+      'image/png',
+    ]);
+    for (const header of ['x-conversion-id', 'x-node-count', 'x-processing-time-ms', 'x-credits-remaining']) assert.ok(fileResponse.headers[header], header);
     const payment = vectorize.responses['402'] as { content: Record<string, { schema: { properties: Record<string, unknown> } }> };
     assert.ok(payment.content['application/json']!.schema.properties.credits_remaining);
     const upload = (vectorize.requestBody as { content: Record<string, { schema: { properties: Record<string, { contentSchema?: { properties: object } }> } }> })

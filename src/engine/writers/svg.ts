@@ -2,8 +2,8 @@
 // size, the working-resolution scale undone, compact relative path data, #rrggbb fills and
 // gradients in <defs>. Also counts path nodes in any SVG.
 
-import { PathCommand, type GradientPaint, type PathGeometry, type Rgb, type VectorImage } from '../geometry.ts';
-import { groupShapesByFill } from '../grouping.ts';
+import { PathCommand, type GradientPaint, type PathGeometry, type Rgb, type TracedShape, type VectorImage } from '../geometry.ts';
+import { gatherByPaint, groupShapesByFill } from '../grouping.ts';
 import { attribute, PATH_ELEMENT } from '../tracer-output.ts';
 
 export interface PathWriteOptions {
@@ -274,12 +274,49 @@ function writeGradient(text: SvgText, id: string, paint: GradientPaint, image: V
   writeAscii(text, paint.kind === 'linear' ? '</linearGradient>' : '</radialGradient>');
 }
 
+/** How shapes are laid out in the document: `groupBy: color` puts each paint's shapes in one `<g>`. */
+export interface SvgLayout {
+  groupBy?: 'none' | 'color';
+  /** The shapes do not overlap (cut-outs), so grouping may reorder them freely. */
+  disjoint?: boolean;
+}
+
+/** Writes the fill (and opacity) attributes of a path or group, after its opening. */
+function writePaint(text: SvgText, shape: TracedShape, gradientIds: Map<GradientPaint, string>): void {
+  if (shape.fill.kind === 'flat') {
+    writeAscii(text, ' fill="');
+    writeHexColour(text, shape.fill.color);
+    writeByte(text, 34);
+  } else {
+    writeAscii(text, ` fill="url(#${gradientIds.get(shape.fill) as string})"`);
+  }
+  if (shape.opacity < 0.995) writeAscii(text, ` fill-opacity="${Math.round(shape.opacity * 1000) / 1000}"`);
+}
+
+/** Writes `<path d="…"` for these geometries; false (and nothing written) when they enclose nothing. */
+function openPath(text: SvgText, paths: PathGeometry[], options: PathWriteOptions): boolean {
+  const element = text.length;
+  writeAscii(text, '\n<path d="');
+  const dStart = text.length;
+  const nodesBefore = text.nodes;
+  writeShapeData(text, paths, options);
+  if (text.length === dStart) {
+    text.length = element;
+    text.nodes = nodesBefore;
+    return false;
+  }
+  writeByte(text, 34);
+  return true;
+}
+
 /**
  * Writes the contract's SVG document, counting the nodes (segment endpoints) it writes.
  * Gradients go into one <defs> block first and are referenced by local id (url(#gN)), the only
- * kind of reference the document holds.
+ * kind of reference the document holds. Without grouping, shapes of one paint are joined into
+ * one path where paint order allows; grouped by colour, each keeps its own path inside the
+ * `<g>` of its paint, and a paint has one group, or more where paint order requires it.
  */
-export function writeSvgDocument(image: VectorImage, decimals: number): { svg: string; nodeCount: number } {
+export function writeSvgDocument(image: VectorImage, decimals: number, layout: SvgLayout = {}): { svg: string; nodeCount: number } {
   const { width, height } = image;
   const options: PathWriteOptions = { scaleX: image.scaleX, scaleY: image.scaleY, decimals };
   const text = createSvgText(decimals);
@@ -287,15 +324,17 @@ export function writeSvgDocument(image: VectorImage, decimals: number): { svg: s
     text,
     `<svg xmlns="http://www.w3.org/2000/svg" version="1.1" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}">`,
   );
-  const groups = groupShapesByFill(image.shapes);
+  const grouped = layout.groupBy === 'color';
+  const groups = grouped ? gatherByPaint(image.shapes, { disjoint: layout.disjoint }) : groupShapesByFill(image.shapes).map((shape) => [shape]);
   const gradientIds = new Map<GradientPaint, string>();
-  for (const shape of groups) {
-    if (shape.fill.kind === 'flat' || gradientIds.has(shape.fill)) continue;
+  for (const group of groups) {
+    const fill = (group[0] as TracedShape).fill;
+    if (fill.kind === 'flat' || gradientIds.has(fill)) continue;
     if (gradientIds.size === 0) writeAscii(text, '\n<defs>');
     const id = `g${gradientIds.size}`;
-    gradientIds.set(shape.fill, id);
+    gradientIds.set(fill, id);
     // Gradient coordinates get one decimal more than paths: a stop's position shifts colours over a whole shape.
-    writeGradient(text, id, shape.fill, image, decimals + 1);
+    writeGradient(text, id, fill, image, decimals + 1);
   }
   if (gradientIds.size > 0) writeAscii(text, '\n</defs>');
   if (image.background) {
@@ -304,27 +343,26 @@ export function writeSvgDocument(image: VectorImage, decimals: number): { svg: s
     writeAscii(text, '"/>');
     text.nodes += 4;
   }
-  for (const shape of groups) {
-    const element = text.length;
-    writeAscii(text, '\n<path d="');
-    const dStart = text.length;
-    const nodesBefore = text.nodes;
-    writeShapeData(text, shape.paths, options);
-    if (text.length === dStart) {
-      // Nothing enclosed: no element.
-      text.length = element;
-      text.nodes = nodesBefore;
+  for (const group of groups) {
+    const first = group[0] as TracedShape;
+    if (!grouped) {
+      if (!openPath(text, first.paths, options)) continue;
+      writePaint(text, first, gradientIds);
+      writeAscii(text, '/>');
       continue;
     }
-    if (shape.fill.kind === 'flat') {
-      writeAscii(text, '" fill="');
-      writeHexColour(text, shape.fill.color);
-      writeByte(text, 34);
-    } else {
-      writeAscii(text, `" fill="url(#${gradientIds.get(shape.fill) as string})"`);
+    const element = text.length;
+    writeAscii(text, '\n<g');
+    writePaint(text, first, gradientIds);
+    writeByte(text, 62);
+    let members = 0;
+    for (const shape of group) {
+      if (!openPath(text, shape.paths, options)) continue;
+      writeAscii(text, '/>');
+      members++;
     }
-    if (shape.opacity < 0.995) writeAscii(text, ` fill-opacity="${Math.round(shape.opacity * 1000) / 1000}"`);
-    writeAscii(text, '/>');
+    if (members === 0) text.length = element;
+    else writeAscii(text, '\n</g>');
   }
   writeAscii(text, '\n</svg>');
   return { svg: text.bytes.toString('latin1', 0, text.length), nodeCount: text.nodes };

@@ -17,6 +17,7 @@ const STATUS: Record<ErrorCode, number> = {
   insufficient_credits: 402,
   account_inactive: 403,
   not_found: 404,
+  not_acceptable: 406,
   upload_too_slow: 408,
   conflict: 409,
   upload_too_large: 413,

@@ -34,6 +34,13 @@ const unavailable = errorResponse('Conversion queue full, upload capacity reache
   headers: retryAfterHeader,
 });
 
+/** What the output options do (the source's members are described in docs/parameters.md). */
+const MEMBER_DESCRIPTIONS: Partial<Record<string, string>> = {
+  stacking:
+    '`stacked`: shapes overlap, each lying under the ones painted after it (no seams). `cutouts`: no two shapes overlap (for cutters, plotters, embroidery); outlines become polygons.',
+  groupBy: '`color`: shapes of one fill colour are grouped (`<g>` in SVG, one layer in DXF). `none`: no groups.',
+};
+
 /** The `params` members with their types, ranges and defaults, from the engine's own table. */
 export const traceParamsSchema = {
   type: 'object',
@@ -45,12 +52,31 @@ export const traceParamsSchema = {
           return [name, { type: 'integer', minimum: spec.min, maximum: spec.max, default: spec.default }];
         case 'boolean':
           return [name, { type: 'boolean', default: spec.default }];
-        case 'enum':
-          return [name, { type: 'string', enum: [...spec.values], default: spec.default }];
+        case 'enum': {
+          const description = MEMBER_DESCRIPTIONS[name];
+          return [name, { type: 'string', enum: [...spec.values], default: spec.default, ...(description ? { description } : {}) }];
+        }
       }
     }),
   ),
 } as const;
+
+const vectorizeJson = {
+  type: 'object',
+  required: ['id', 'svg', 'width', 'height', 'node_count', 'processing_time_ms', 'credits_remaining'],
+  properties: {
+    id: { type: 'string', pattern: '^vec_[a-z0-9]+_[a-z0-9]{6}$', examples: ['vec_mhx2k1a0_4f9q2z'] },
+    svg: { type: 'string', description: 'Complete SVG 1.1 document with viewBox="0 0 W H"' },
+    width: { type: 'integer', description: 'Original width in pixels, after EXIF orientation' },
+    height: { type: 'integer', description: 'Original height in pixels, after EXIF orientation' },
+    node_count: { type: 'integer', description: 'Anchor points over all paths of the SVG' },
+    processing_time_ms: { type: 'integer', description: 'Decode, trace and SVG writing time' },
+    credits_remaining: {
+      type: ['integer', 'null'],
+      description: 'Balance after this conversion on metered plans; null on unmetered plans',
+    },
+  },
+};
 
 /** Never used to validate: the upload is read lazily by upload.ts, after the limits. */
 const vectorizeBody = {
@@ -75,31 +101,36 @@ const vectorizeBody = {
 };
 
 export const vectorizeSchema = {
-  summary: 'Convert a raster image to SVG',
+  summary: 'Convert a raster image to SVG, PDF, EPS, DXF or PNG',
   description:
-    'Multipart upload of one `image` file and an optional `params` field. A metered (Free) account spends one credit per successful conversion; failed requests spend none.',
+    'Multipart upload of one `image` file and an optional `params` field. The `Accept` header chooses the JSON response (the default) or a file: `image/svg+xml`, `application/pdf`, `application/postscript` (EPS), `image/vnd.dxf` or `application/dxf`, `image/png`. Errors are always JSON. A metered (Free) account spends one credit per successful conversion; failed requests spend none.',
   tags: ['conversion'],
   security: [{ bearerAuth: [] }],
   consumes: ['multipart/form-data'],
   body: vectorizeBody,
   response: {
     200: {
-      description: 'The SVG and what was made of the image',
-      type: 'object',
-      required: ['id', 'svg', 'width', 'height', 'node_count', 'processing_time_ms', 'credits_remaining'],
-      properties: {
-        id: { type: 'string', pattern: '^vec_[a-z0-9]+_[a-z0-9]{6}$', examples: ['vec_mhx2k1a0_4f9q2z'] },
-        svg: { type: 'string', description: 'Complete SVG 1.1 document with viewBox="0 0 W H"' },
-        width: { type: 'integer', description: 'Original width in pixels, after EXIF orientation' },
-        height: { type: 'integer', description: 'Original height in pixels, after EXIF orientation' },
-        node_count: { type: 'integer', description: 'Anchor points over all paths of the SVG' },
-        processing_time_ms: { type: 'integer', description: 'Decode, trace and SVG writing time' },
-        credits_remaining: {
-          type: ['integer', 'null'],
-          description: 'Balance after this conversion on metered plans; null on unmetered plans',
+      description:
+        'The conversion. With no `Accept` header, `*/*` or `application/json`: the JSON object. With `Accept` naming a file type: the file itself, its fields as `X-…` headers.',
+      headers: {
+        ...requestIdHeader,
+        'x-conversion-id': { type: 'string', description: 'File responses: the conversion id (`id` of the JSON response)' },
+        'x-node-count': { type: 'integer', description: 'File responses: anchor points over all paths of the SVG written from the same geometry' },
+        'x-processing-time-ms': { type: 'integer', description: 'File responses: decode, trace and writing time' },
+        'x-credits-remaining': {
+          type: 'string',
+          description: 'File responses: the balance after this conversion on metered plans; empty on unmetered plans',
         },
       },
-      headers: requestIdHeader,
+      content: {
+        'application/json': { schema: vectorizeJson },
+        'image/svg+xml': { schema: { type: 'string', description: 'The SVG document (the `svg` of the JSON response)' } },
+        'application/pdf': { schema: { type: 'string', format: 'binary', description: 'Vector PDF, page size the pixel size at 72 dpi' } },
+        'application/postscript': { schema: { type: 'string', format: 'binary', description: 'EPS (EPSF-3.0) with a %%BoundingBox' } },
+        'image/vnd.dxf': { schema: { type: 'string', description: 'DXF: closed polylines, one layer per fill colour' } },
+        'application/dxf': { schema: { type: 'string', description: 'The same DXF as image/vnd.dxf' } },
+        'image/png': { schema: { type: 'string', format: 'binary', description: 'PNG rendered at the original pixel size' } },
+      },
     },
     400: errorResponse(
       'Missing `image`, bad `params`, unknown form field, empty file, unsupported format, corrupt or truncated image, or too many pixels',
@@ -109,6 +140,7 @@ export const vectorizeSchema = {
       properties: { credits_remaining: { type: 'integer' } },
     }),
     403: forbidden,
+    406: errorResponse('The `Accept` header names nothing this endpoint returns; the message lists what it can return. Refused before any credit is reserved'),
     408: errorResponse('The upload arrived too slowly (below the minimum rate or past the request timeout)'),
     413: errorResponse('Upload over 10 MB (10485760 bytes)'),
     429: tooMany,

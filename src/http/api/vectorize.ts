@@ -1,6 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-// One route, one use case: the handler only says where the account and the upload come from.
+// One route, one use case: the handler only says where the account, the upload and the wanted
+// representation come from.
 import { vectorize, type ConversionDeps } from '../../conversion/vectorize.ts';
+import { DomainError } from '../../errors.ts';
+import { negotiate, NotAcceptable, type Negotiated } from './negotiate.ts';
 import { vectorizeSchema } from './schemas.ts';
 import { readUpload, type UploadPace } from './upload.ts';
 
@@ -19,11 +22,40 @@ export function vectorizeRoutes(app: FastifyInstance, deps: VectorizeRouteDeps):
   app.post(
     '/api/v1/vectorize',
     { schema: vectorizeSchema, validatorCompiler: documentOnly },
-    async (request, reply) =>
-      vectorize(deps, request.account, async () => {
-        // Upload capacity is part of reading the upload: it comes after limits and credits.
-        await deps.admit?.(request, reply);
-        return readUpload(request, deps.maxUploadBytes, deps.uploadPace);
-      }),
+    async (request, reply) => {
+      // Before limits and credits: a 406 spends nothing.
+      const wanted = negotiateOr406(request.headers.accept);
+      const format = wanted.kind === 'file' ? wanted.format : undefined;
+      const { file, ...conversion } = await vectorize(
+        deps,
+        request.account,
+        async () => {
+          // Upload capacity is part of reading the upload: it comes after limits and credits.
+          await deps.admit?.(request, reply);
+          return readUpload(request, deps.maxUploadBytes, deps.uploadPace);
+        },
+        format,
+      );
+      if (wanted.kind === 'json' || !file) return conversion;
+      // A file response carries the JSON response's fields (less the SVG) as headers.
+      return reply
+        .type(wanted.mediaType)
+        .headers({
+          'x-conversion-id': conversion.id,
+          'x-node-count': String(conversion.node_count),
+          'x-processing-time-ms': String(conversion.processing_time_ms),
+          'x-credits-remaining': conversion.credits_remaining === null ? '' : String(conversion.credits_remaining),
+        })
+        .send(file);
+    },
   );
+}
+
+function negotiateOr406(accept: string | undefined): Negotiated {
+  try {
+    return negotiate(accept);
+  } catch (error) {
+    if (error instanceof NotAcceptable) throw new DomainError('not_acceptable', error.message);
+    throw error;
+  }
 }

@@ -47,6 +47,8 @@ export function pageErrorOf(error: unknown): PageError | undefined {
       return { status: 413, message: 'The image is larger than 10 MB. Choose a smaller file.' };
     case 'upload_too_slow':
       return { status: 408, message: 'The upload arrived too slowly. Try again on a faster connection.' };
+    case 'not_acceptable':
+      return { status: 406, message: sentence(error.message) };
     case 'rate_limited': {
       const seconds = wait ?? 1;
       const why: Record<string, string> = {

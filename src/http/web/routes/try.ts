@@ -30,6 +30,8 @@ const PARAM_TEXT: Record<keyof TraceParams, { label: string; hint: string }> = {
   spliceThreshold: { label: 'Splice threshold', hint: '1 to 90 degrees at which a curve is split. Default 45.' },
   inputEnhance: { label: 'Input enhance', hint: 'Clean the picture up before tracing (smaller files). Default off.' },
   curveMode: { label: 'Curve mode', hint: 'auto, polygon (straight), spline (curves) or none (pixel-exact). Default auto.' },
+  stacking: { label: 'Stacking', hint: 'stacked: shapes lie on one another; cutouts: no two shapes overlap (for cutters). Default stacked.' },
+  groupBy: { label: 'Group by', hint: 'none, or color: shapes of one fill colour in one group. Default none.' },
 };
 
 const PARAM_NAMES = Object.keys(PARAM_SPECS) as (keyof TraceParams)[];

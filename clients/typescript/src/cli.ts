@@ -1,0 +1,192 @@
+// vectorize convert INPUT... --out DIR [--format svg|pdf|eps|dxf|png] [--params JSON] [--concurrency N]
+// Reads VECTORIZE_API_KEY and VECTORIZE_URL. Exits 1 when any file failed, 2 on a usage error.
+import { parseArgs } from 'node:util';
+import { relative } from 'node:path';
+import cliProgress from 'cli-progress';
+import { FORMATS, type FileFormat, type Params } from './client.ts';
+import { collectInputs, convertBatch, type BatchEvent, type BatchOutcome } from './batch.ts';
+
+const USAGE = `Usage: vectorize convert INPUT... --out DIR [--format svg|pdf|eps|dxf|png] [--params JSON] [--concurrency N]
+
+Converts images (files, folders, globs) with the vectorize service, writing one file each into DIR.
+
+Options:
+  -o, --out DIR          output folder (created if missing)
+  -f, --format FORMAT    svg (default), pdf, eps, dxf or png
+  -p, --params JSON      tracing parameters, e.g. '{"colorPrecision":6,"stacking":"cutouts"}'
+  -c, --concurrency N    conversions at once, at most (default 4); lowered to the plan's limit on its first 429
+      --timeout SECONDS  per request (default 120)
+  -h, --help             this text
+
+Environment:
+  VECTORIZE_API_KEY      the API key (required)
+  VECTORIZE_URL          the service (default http://localhost:8080)
+`;
+
+class UsageError extends Error {}
+
+function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  const seconds = ms / 1000;
+  return seconds < 60 ? `${seconds.toFixed(1)} s` : `${Math.floor(seconds / 60)} min ${Math.round(seconds % 60)} s`;
+}
+
+function table(rows: string[][], rightAligned: Set<number>): string {
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length)));
+  return rows
+    .map((row) => row.map((cell, column) => (rightAligned.has(column) ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!))).join('  ').trimEnd())
+    .join('\n');
+}
+
+export function summary(outcomes: BatchOutcome[], elapsedMs: number): string {
+  const rows = [['file', 'result', 'time', 'nodes', 'credits left']];
+  for (const outcome of outcomes) {
+    rows.push([
+      outcome.file,
+      outcome.ok ? `ok → ${relative(process.cwd(), outcome.output ?? '')}` : `failed: ${outcome.error ?? ''}`,
+      formatDuration(outcome.timeMs),
+      outcome.nodeCount === undefined ? '' : String(outcome.nodeCount),
+      outcome.creditsRemaining === undefined ? '' : outcome.creditsRemaining === null ? 'unmetered' : String(outcome.creditsRemaining),
+    ]);
+  }
+  const failed = outcomes.filter((outcome) => !outcome.ok).length;
+  const converted = outcomes.length - failed;
+  return `${table(rows, new Set([2, 3, 4]))}\n\n${outcomes.length} files: ${converted} converted, ${failed} failed, in ${formatDuration(elapsedMs)}\n`;
+}
+
+function parseCommandLine(argv: string[]) {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      out: { type: 'string', short: 'o' },
+      format: { type: 'string', short: 'f', default: 'svg' },
+      params: { type: 'string', short: 'p' },
+      concurrency: { type: 'string', short: 'c', default: '4' },
+      timeout: { type: 'string', default: '120' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.help) return { help: true as const };
+  const [command, ...inputs] = positionals;
+  if (command !== 'convert') throw new UsageError(command ? `unknown command ${command}` : 'missing command: convert');
+  if (inputs.length === 0) throw new UsageError('no INPUT given');
+  if (!values.out) throw new UsageError('--out DIR is required');
+  if (!(FORMATS as readonly string[]).includes(values.format)) throw new UsageError(`--format must be one of ${FORMATS.join(', ')}`);
+  const concurrency = Number(values.concurrency);
+  if (!Number.isInteger(concurrency) || concurrency < 1) throw new UsageError('--concurrency must be a whole number of 1 or more');
+  const timeout = Number(values.timeout);
+  if (!(timeout > 0)) throw new UsageError('--timeout must be a number of seconds above 0');
+  let params: Params = {};
+  if (values.params !== undefined) {
+    try {
+      params = JSON.parse(values.params) as Params;
+    } catch {
+      throw new UsageError('--params must be a JSON object');
+    }
+    if (params === null || typeof params !== 'object' || Array.isArray(params)) throw new UsageError('--params must be a JSON object');
+  }
+  return { help: false as const, inputs, out: values.out, format: values.format as FileFormat, params, concurrency, timeoutMs: timeout * 1000 };
+}
+
+/** Progress on a terminal: a bar with the count and the time left; elsewhere a line per file. */
+function progress(total: number, stream: NodeJS.WriteStream) {
+  let finished = 0;
+  let failed = 0;
+  if (stream.isTTY) {
+    const bar = new cliProgress.SingleBar(
+      {
+        stream,
+        format: '{bar} {value}/{total} files | {percentage}% | ETA {eta_formatted} | {failed} failed {note}',
+        barsize: 24,
+        hideCursor: true,
+        etaBuffer: 20,
+        fps: 10,
+      },
+      cliProgress.Presets.shades_classic,
+    );
+    bar.start(total, 0, { failed: 0, note: '' });
+    return {
+      event(event: BatchEvent) {
+        if (event.type === 'done') {
+          finished++;
+          if (!event.outcome.ok) failed++;
+          bar.update(finished, { failed, note: '' });
+        } else if (event.type === 'retry') {
+          bar.update(finished, { failed, note: `| ${event.status}: waiting ${formatDuration(event.waitMs)}` });
+        } else if (event.type === 'concurrency') {
+          bar.update(finished, { failed, note: `| concurrency lowered to ${event.limit}` });
+        }
+      },
+      stop() {
+        bar.stop();
+      },
+    };
+  }
+  return {
+    event(event: BatchEvent) {
+      if (event.type === 'done') {
+        finished++;
+        const { outcome } = event;
+        stream.write(`[${finished}/${total}] ${outcome.ok ? 'ok' : 'failed'} ${outcome.file}${outcome.ok ? '' : `: ${outcome.error ?? ''}`}\n`);
+      } else if (event.type === 'retry') {
+        stream.write(`${event.file}: ${event.status}${event.limit ? ` (${event.limit})` : ''}, waiting ${formatDuration(event.waitMs)} before retrying\n`);
+      } else if (event.type === 'concurrency') {
+        stream.write(`concurrency lowered to ${event.limit}, the plan's limit\n`);
+      }
+    },
+    stop() {},
+  };
+}
+
+export async function main(argv: string[]): Promise<number> {
+  let command;
+  try {
+    command = parseCommandLine(argv);
+  } catch (error) {
+    if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      process.stderr.write(`error: ${(error as Error).message}\n\n${USAGE}`);
+      return 2;
+    }
+    throw error;
+  }
+  if (command.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  if (!process.env.VECTORIZE_API_KEY) {
+    process.stderr.write('error: set VECTORIZE_API_KEY to your API key\n');
+    return 2;
+  }
+  let files: string[];
+  try {
+    files = await collectInputs(command.inputs);
+  } catch (error) {
+    process.stderr.write(`error: ${(error as Error).message}\n`);
+    return 2;
+  }
+  const started = performance.now();
+  const shown = progress(files.length, process.stderr);
+  const outcomes = await convertBatch(files, {
+    outDir: command.out,
+    format: command.format,
+    params: command.params,
+    concurrency: command.concurrency,
+    client: { timeoutMs: command.timeoutMs },
+    onEvent: (event) => shown.event(event),
+  });
+  shown.stop();
+  process.stdout.write(summary(outcomes, performance.now() - started));
+  return outcomes.every((outcome) => outcome.ok) ? 0 : 1;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,18 @@
+export { createClient, FORMATS, MEDIA_TYPES } from './client.ts';
+export type {
+  ClientOptions,
+  ConversionResult,
+  FileFormat,
+  Format,
+  ImageInput,
+  Params,
+  RetryEvent,
+  VectorizeClient,
+  VectorizeFile,
+  VectorizeJson,
+  VectorizeOptions,
+} from './client.ts';
+export { VectorizeApiError, VectorizeTimeoutError } from './errors.ts';
+export { convertBatch, collectInputs } from './batch.ts';
+export type { BatchEvent, BatchOptions, BatchOutcome } from './batch.ts';
+export type { paths, components } from './generated/api.ts';

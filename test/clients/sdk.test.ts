@@ -1,0 +1,98 @@
+// The TypeScript SDK (clients/typescript) against the real server over real HTTP.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { createClient, VectorizeApiError, VectorizeTimeoutError, type RetryEvent } from '../../clients/typescript/src/index.ts';
+import { typesFor } from '../../scripts/generate-client-types.ts';
+import { CORPUS, corpusFile } from '../helpers/http.ts';
+import { startTestService, type TestService } from '../helpers/service.ts';
+import { createSqliteDatabase } from '../helpers/stores.ts';
+
+const CLIENT = fileURLToPath(new URL('../../clients/typescript/', import.meta.url));
+const SMALL = 'edge/tiny_tango_address_book_32.png';
+
+describe('TypeScript SDK', () => {
+  let service: TestService;
+  let lifetimeKey: string;
+  before(async () => {
+    service = await startTestService(createSqliteDatabase());
+    lifetimeKey = await service.accountWithKey('sdk@example.com', { plan: 'lifetime' });
+  });
+  after(async () => {
+    await service.close();
+    await service.database.drop();
+  });
+
+  it('its generated types come from the OpenAPI document the server serves now', async () => {
+    const committed = readFileSync(`${CLIENT}openapi.json`, 'utf8');
+    const live = `${JSON.stringify(await (await fetch(`${service.url}/openapi.json`)).json(), null, 2)}\n`;
+    assert.equal(committed, live, 'clients/typescript/openapi.json is stale: run npm run client:generate');
+    assert.equal(readFileSync(`${CLIENT}src/generated/api.ts`, 'utf8'), await typesFor(committed), 'generated types are stale: run npm run client:generate');
+  });
+
+  it('vectorize() returns the JSON response by default, and result() its metadata', async () => {
+    const client = createClient({ baseUrl: service.url, apiKey: lifetimeKey });
+    const converted = await client.vectorize(`${CORPUS}${SMALL}`, { colorPrecision: 5 });
+    assert.match(converted.id, /^vec_/);
+    assert.match(converted.svg, /^<svg/);
+    assert.equal(converted.width, 32);
+    assert.equal(converted.credits_remaining, null);
+    const meta = await client.result(converted.id);
+    assert.equal(meta.original_name, 'tiny_tango_address_book_32.png');
+    assert.equal(meta.params.colorPrecision, 5);
+    assert.equal(meta.node_count, converted.node_count);
+  });
+
+  it('vectorize() with a format returns the file and the conversion’s fields from the headers', async () => {
+    const client = createClient({ baseUrl: service.url, apiKey: lifetimeKey });
+    for (const [format, magic] of [['pdf', '%PDF-'], ['eps', '%!PS-'], ['svg', '<svg '], ['dxf', '0\nSECTION'], ['png', '\x89PNG']] as const) {
+      const file = await client.vectorize(corpusFile(SMALL), {}, { format, filename: 'icon.png' });
+      assert.equal(Buffer.from(file.bytes.subarray(0, magic.length)).toString('latin1'), magic, format);
+      assert.match(file.id, /^vec_/);
+      assert.ok(file.nodeCount > 0 && Number.isInteger(file.processingTimeMs));
+      assert.equal(file.creditsRemaining, null);
+    }
+  });
+
+  it('throws typed errors carrying the status and the service’s error', async () => {
+    await assert.rejects(createClient({ baseUrl: service.url, apiKey: 'vk_wrong' }).vectorize(corpusFile(SMALL)), (error: unknown) => {
+      assert.ok(error instanceof VectorizeApiError);
+      assert.equal(error.status, 401);
+      assert.match(error.error, /API key/);
+      return true;
+    });
+    const client = createClient({ baseUrl: service.url, apiKey: lifetimeKey });
+    await assert.rejects(client.vectorize(corpusFile(SMALL), { colorPrecision: 99 }), (error: unknown) => {
+      assert.ok(error instanceof VectorizeApiError);
+      assert.equal(error.status, 400);
+      assert.match(error.error, /params\.colorPrecision/);
+      return true;
+    });
+    await assert.rejects(client.result('vec_nothing_000000'), (error: unknown) => error instanceof VectorizeApiError && error.status === 404);
+  });
+
+  it('waits out 429s as Retry-After says, within its bound of attempts', async () => {
+    const key = await service.accountWithKey('sdk-free@example.com');
+    const retries: RetryEvent[] = [];
+    const patient = createClient({ baseUrl: service.url, apiKey: key, onRetry: (event) => retries.push(event) });
+    // Three at once on the free plan (concurrency 1, 2 a second): refused, waited out, converted.
+    const results = await Promise.all([1, 2, 3].map(() => patient.vectorize(corpusFile(SMALL))));
+    assert.deepEqual(results.map((result) => result.credits_remaining).sort(), [7, 8, 9]);
+    assert.ok(retries.length > 0 && retries.every((event) => event.status === 429 && event.waitMs === (event.error.retryAfterSeconds ?? 0) * 1000 && event.waitMs > 0));
+    // One attempt only: the 429 itself comes back, with its Retry-After.
+    const hasty = createClient({ baseUrl: service.url, apiKey: key, maxAttempts: 1 });
+    const outcomes = await Promise.allSettled([1, 2].map(() => hasty.vectorize(corpusFile(SMALL))));
+    const refused = outcomes.find((outcome) => outcome.status === 'rejected');
+    assert.ok(refused, 'one of two at once is refused on a plan with concurrency 1');
+    const error = (refused as PromiseRejectedResult).reason as unknown;
+    assert.ok(error instanceof VectorizeApiError);
+    assert.equal(error.status, 429);
+    assert.ok((error.retryAfterSeconds ?? 0) >= 1);
+  });
+
+  it('gives up after its timeout', async () => {
+    const client = createClient({ baseUrl: service.url, apiKey: lifetimeKey, timeoutMs: 5 });
+    await assert.rejects(client.vectorize(corpusFile('logo/flag_br_noto.png')), VectorizeTimeoutError);
+  });
+});
