@@ -80,32 +80,138 @@ function pointAlong(loop: Point[], i: number, distance: number, direction: 1 | -
   return from;
 }
 
-/** Vertices where the outline turns by more than the corner angle, the sharpest of any cluster. */
-function cornersOf(loop: Point[], options: CurveOptions): number[] {
+/** The signed turn at each vertex, between the segments before and after it. */
+function vertexTurns(loop: Point[]): Float64Array {
   const n = loop.length;
-  if (n < 3) return [];
-  const limit = (options.cornerAngle * Math.PI) / 180;
-  const turn = new Float64Array(n);
+  const turns = new Float64Array(n);
   for (let i = 0; i < n; i++) {
-    const here = loop[i] as Point;
-    const before = pointAlong(loop, i, options.cornerSpan, -1);
-    const after = pointAlong(loop, i, options.cornerSpan, 1);
-    const inAngle = Math.atan2(here[1] - before[1], here[0] - before[0]);
-    const outAngle = Math.atan2(after[1] - here[1], after[0] - here[0]);
-    let difference = Math.abs(outAngle - inAngle);
-    if (difference > Math.PI) difference = 2 * Math.PI - difference;
-    turn[i] = difference;
+    const a = loop[(i - 1 + n) % n] as Point;
+    const b = loop[i] as Point;
+    const c = loop[(i + 1) % n] as Point;
+    let difference = Math.atan2(c[1] - b[1], c[0] - b[0]) - Math.atan2(b[1] - a[1], b[0] - a[0]);
+    if (difference > Math.PI) difference -= 2 * Math.PI;
+    if (difference < -Math.PI) difference += 2 * Math.PI;
+    turns[i] = difference;
   }
-  const corners: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const t = turn[i] as number;
-    // Keep the local maximum: a rounded-off corner spreads its turn over a few vertices.
-    if (t > limit && t >= (turn[(i - 1 + n) % n] as number) && t > (turn[(i + 1) % n] as number)) corners.push(i);
-  }
-  return corners;
+  return turns;
 }
 
+/** Arc length from each vertex to the next. */
+function edgeLengths(loop: Point[]): Float64Array {
+  const n = loop.length;
+  const lengths = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const a = loop[i] as Point;
+    const b = loop[(i + 1) % n] as Point;
+    lengths[i] = Math.hypot(b[0] - a[0], b[1] - a[1]);
+  }
+  return lengths;
+}
 
+/** Where the line through a in direction u meets the line through b in direction v, if they meet. */
+function intersect(a: Point, u: Point, b: Point, v: Point): Point | null {
+  const denominator = u[0] * v[1] - u[1] * v[0];
+  if (Math.abs(denominator) < 1e-6) return null;
+  const t = ((b[0] - a[0]) * v[1] - (b[1] - a[1]) * v[0]) / denominator;
+  return [a[0] + t * u[0], a[1] + t * u[1]];
+}
+
+/**
+ * Corners, sharpened. The grid and the resampling round a corner off into a few vertices that
+ * each turn a little: the turn is summed over `cornerSpan` either side of every vertex, and
+ * where the sum exceeds the corner angle (the largest such sum around), those vertices give
+ * way to one: where the straight-ish outline before the corner meets the one after it.
+ */
+function sharpenCorners(loop: Point[], options: CurveOptions): { loop: Point[]; corners: number[] } {
+  const n = loop.length;
+  if (n < 3) return { loop, corners: [] };
+  const limit = (options.cornerAngle * Math.PI) / 180;
+  const turns = vertexTurns(loop);
+  const lengths = edgeLengths(loop);
+  // The window of each vertex: the vertices within cornerSpan of it along the outline.
+  const windowTurn = new Float64Array(n);
+  const first = new Int32Array(n);
+  const last = new Int32Array(n);
+  for (let i = 0; i < n; i++) {
+    let sum = turns[i] as number;
+    let j = i;
+    for (let distance = 0, steps = 0; steps < n - 1; steps++) {
+      const previous = (j - 1 + n) % n;
+      distance += lengths[previous] as number;
+      if (distance > options.cornerSpan) break;
+      j = previous;
+      sum += turns[j] as number;
+    }
+    first[i] = j;
+    let k = i;
+    for (let distance = 0, steps = 0; steps < n - 1; steps++) {
+      distance += lengths[k] as number;
+      if (distance > options.cornerSpan) break;
+      k = (k + 1) % n;
+      sum += turns[k] as number;
+    }
+    last[i] = k;
+    windowTurn[i] = sum;
+  }
+  // Corners: windows turning beyond the limit, each the strongest among the windows it overlaps.
+  const claimed = new Uint8Array(n);
+  const order = Array.from({ length: n }, (_, i) => i)
+    .filter((i) => Math.abs(windowTurn[i] as number) > limit)
+    .sort((a, b) => Math.abs(windowTurn[b] as number) - Math.abs(windowTurn[a] as number));
+  const chosen: number[] = [];
+  for (const i of order) {
+    let free = true;
+    for (let j = first[i] as number; ; j = (j + 1) % n) {
+      if (claimed[j]) free = false;
+      if (j === last[i]) break;
+    }
+    if (!free) continue;
+    for (let j = first[i] as number; ; j = (j + 1) % n) {
+      claimed[j] = 1;
+      if (j === last[i]) break;
+    }
+    chosen.push(i);
+  }
+  if (chosen.length === 0) return { loop, corners: [] };
+  // Each corner's window becomes one vertex, at the meeting of the outline's directions before and after it.
+  const replaceFrom = new Int32Array(n).fill(-1);
+  const position = new Map<number, Point>();
+  for (const i of chosen) {
+    const a = first[i] as number;
+    const b = last[i] as number;
+    const before = pointAlong(loop, a, options.cornerSpan, -1);
+    const after = pointAlong(loop, b, options.cornerSpan, 1);
+    const entry = loop[a] as Point;
+    const exit = loop[b] as Point;
+    const meeting = intersect(entry, unit(entry[0] - before[0], entry[1] - before[1]), exit, unit(after[0] - exit[0], after[1] - exit[1]));
+    const here = loop[i] as Point;
+    const sharp = meeting && Math.hypot(meeting[0] - here[0], meeting[1] - here[1]) <= 2 * options.cornerSpan ? meeting : here;
+    replaceFrom[a] = b;
+    position.set(a, sharp);
+  }
+  const out: Point[] = [];
+  const corners: number[] = [];
+  const skip = new Uint8Array(n);
+  for (let a = 0; a < n; a++) {
+    const b = replaceFrom[a] as number;
+    if (b < 0) continue;
+    for (let j = a; ; j = (j + 1) % n) {
+      skip[j] = 1;
+      if (j === b) break;
+    }
+    skip[a] = 2;
+  }
+  for (let i = 0; i < n; i++) {
+    if (skip[i] === 1) continue;
+    if (skip[i] === 2) {
+      corners.push(out.length);
+      out.push(position.get(i) as Point);
+    } else {
+      out.push(loop[i] as Point);
+    }
+  }
+  return { loop: out, corners };
+}
 
 function distanceToChord(point: Point, a: Point, b: Point): number {
   const dx = b[0] - a[0];
@@ -209,7 +315,7 @@ function splicePoints(points: Point[], isCut: Uint8Array, options: CurveOptions)
       previous = undefined;
       continue;
     }
-    const a = points[(i - span + n) % n] as Point;
+    const a = points[(((i - span) % n) + n) % n] as Point;
     const b = points[i] as Point;
     const heading = Math.atan2(b[1] - a[1], b[0] - a[0]);
     if (previous !== undefined) {
@@ -242,7 +348,7 @@ function samplesBetween(points: Point[], from: number, to: number): Point[] {
 /** The direction of a smooth outline at sample i. */
 function tangentAt(points: Point[], i: number, span: number): Point {
   const n = points.length;
-  const before = points[(i - span + n) % n] as Point;
+  const before = points[(((i - span) % n) + n) % n] as Point;
   const after = points[(i + span) % n] as Point;
   return unit(after[0] - before[0], after[1] - before[1]);
 }
@@ -253,8 +359,8 @@ export function fitOutlines(geometry: PathGeometry, options: CurveOptions): Path
   const span = Math.max(1, Math.round(options.cornerSpan / options.sampleStep));
   for (const loop of loopsOf(geometry)) {
     if (loop.length < 3) continue;
-    const corners = cornersOf(loop, options);
-    const sampled = sampleLoop(loop, corners, options.sampleStep);
+    const sharpened = sharpenCorners(loop, options);
+    const sampled = sampleLoop(sharpened.loop, sharpened.corners, options.sampleStep);
     const points = smoothLoop(sampled.points, sampled.fixed, options.smoothing / options.sampleStep);
     const isCut = new Uint8Array(points.length);
     const cuts = sampled.cornerAt.length > 0 ? [...sampled.cornerAt] : [0];

@@ -22,7 +22,8 @@ export function paintOpacity(paint: RegionPaint): number {
 /** A premultiplied colour as a straight colour and an opacity. */
 export function straightColour(colour: readonly number[]): { color: Rgb; opacity: number } {
   const alpha = Math.max(1e-6, colour[3] as number);
-  const unpremultiply = (value: number) => Math.max(0, Math.min(255, (value * 255) / alpha));
+  // Whole 8-bit values, as every writer puts them: each format shows the same colour.
+  const unpremultiply = (value: number) => Math.max(0, Math.min(255, Math.round((value * 255) / alpha)));
   return {
     color: { r: unpremultiply(colour[0] as number), g: unpremultiply(colour[1] as number), b: unpremultiply(colour[2] as number) },
     opacity: Math.max(0, Math.min(1, (colour[3] as number) / 255)),

@@ -696,7 +696,24 @@ function joinThinChains(graph: RegionGraph, sums: Float64Array, labels: Int32Arr
       perimeter[kept] = (perimeter[root] as number) + (perimeter[neighbour] as number);
     }
   }
+  // What is left of an outline in pieces along a silhouette (a thin piece between one shape
+  // and transparency, covering a small part of that shape's edge) is drawn as the shape's edge:
+  // a dashed outline reads worse than none. A whole outline is one long piece, and stays.
+  const clear = (region: number) => (meanOf(sums, region * MOMENT_STRIDE)[3] as number) < TRANSPARENT_BELOW;
+  for (let region = 0; region < count; region++) {
+    if (graph.parent[region] !== region || !thin(region) || clear(region)) continue;
+    const sides = [...(graph.neighbours[region] as Map<number, number>).keys()];
+    const shapes = sides.filter((side) => !clear(side));
+    if (shapes.length !== 1 || shapes.length === sides.length) continue;
+    const shape = shapes[0] as number;
+    if (pixelCount(sums, region * MOMENT_STRIDE) > DASH_SHARE * (perimeter[shape] as number)) continue;
+    const kept = mergeRegions(graph, sums, shape, region);
+    perimeter[kept] = perimeter[shape] as number;
+  }
 }
+
+/** A thin piece along a shape's silhouette covering less than this share of the shape's edge is part of the shape. */
+const DASH_SHARE = 0.1;
 
 /** Pass 3. Specks join the neighbour that explains them best, unless none comes within `speckContrast`. */
 function absorbSpecks(graph: RegionGraph, sums: Float64Array, options: SegmentOptions): void {

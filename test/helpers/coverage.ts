@@ -145,3 +145,29 @@ export function overlapAndGaps(svg: string, width: number, height: number, sampl
 export function countSubpaths(svg: string): number {
   return pathElements(svg).reduce((total, { d }) => total + polygonsOf(d).length, 0);
 }
+
+/**
+ * The colour a fill shows on average, as `#rrggbb`: a colour as it is, a gradient (`url(#id)`,
+ * looked up in the document) the mean of its stops weighted by the span each pair covers.
+ */
+export function averageFill(svg: string, fill: string): string {
+  const reference = /^url\(#([^)]+)\)$/.exec(fill);
+  if (!reference) return fill.toLowerCase();
+  const gradient = new RegExp(`<(linear|radial)Gradient id="${reference[1]}"[^>]*>(.*?)</\\1Gradient>`).exec(svg);
+  if (!gradient) throw new Error(`no gradient ${reference[1]} in the document`);
+  const stops = [...(gradient[2] ?? '').matchAll(/<stop offset="([\d.]+)" stop-color="#([0-9a-f]{6})"/g)].map((match) => ({
+    offset: Number(match[1]),
+    rgb: [0, 2, 4].map((at) => parseInt((match[2] as string).slice(at, at + 2), 16)),
+  }));
+  const sums = [0, 0, 0];
+  let total = 0;
+  for (let i = 0; i + 1 < stops.length; i++) {
+    const a = stops[i] as { offset: number; rgb: number[] };
+    const b = stops[i + 1] as { offset: number; rgb: number[] };
+    const span = Math.max(0, b.offset - a.offset);
+    for (let c = 0; c < 3; c++) sums[c] = (sums[c] as number) + (((a.rgb[c] as number) + (b.rgb[c] as number)) / 2) * span;
+    total += span;
+  }
+  const mean = total > 0 ? sums.map((sum) => sum / total) : ((stops[0]?.rgb ?? [0, 0, 0]) as number[]);
+  return `#${mean.map((value) => Math.round(value).toString(16).padStart(2, '0')).join('')}`;
+}
