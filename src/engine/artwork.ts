@@ -94,8 +94,9 @@ function curveOptions(params: TraceParams, perPixel: number): CurveOptions {
   return {
     tolerance: fittingTolerance(params.segmentLength),
     cornerAngle: params.cornerThreshold,
-    // Directions are taken a working pixel either side: nearer, the grid's own steps read as turns.
-    cornerSpan: Math.max(1, perPixel),
+    // A corner's turn is looked for within a pixel and a half either side: the grid and the
+    // resampling round a corner off over about that much, and nearer, their steps read as turns.
+    cornerSpan: Math.max(1, 1.5 * perPixel),
     sampleStep: 1,
     spliceAngle: params.spliceThreshold,
     // Half a working pixel, where the grid is finer than the image: the waver of an edge
@@ -242,7 +243,9 @@ export async function traceArtwork(working: RgbaImage, params: TraceParams, curv
   const segmentation = segmentArtwork(source.rgba, quantised, grid.width, grid.height, segmentOptions(params, (working.width * working.height) / (grid.width * grid.height)));
   // The fine grid is resampled smoothly up from a small image, or down from a large one (its own detail).
   const fine = premultiply(await resized(working, fineWidth, fineHeight, fineWidth > working.width ? 'cubic' : 'lanczos3'));
-  const labels = grid.factor === 1 ? segmentation.labels : upsampleLabels(segmentation, fine, grid.factor);
+  // The segmented image as it was (its anti-aliased rims not made opaque): how much of each pixel each side covers.
+  const covered = premultiply(await resized(working, grid.width, grid.height, 'lanczos3'));
+  const labels = grid.factor === 1 ? segmentation.labels : upsampleLabels(segmentation, covered, fine, grid.factor);
   const paints = fitPaints(segmentation, grid.factor);
   const shapes = await traceLabels(labels, fineWidth, fineHeight, segmentation, paints, tracerConfig(params, curveMode, grid.factor));
   if (curveMode === 'spline') {

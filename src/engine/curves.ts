@@ -80,6 +80,9 @@ function pointAlong(loop: Point[], i: number, distance: number, direction: 1 | -
   return from;
 }
 
+/** A window turning more than this (radians) turns back on itself: two corners. */
+const U_TURN = (3 * Math.PI) / 4;
+
 /** The signed turn at each vertex, between the segments before and after it. */
 function vertexTurns(loop: Point[]): Float64Array {
   const n = loop.length;
@@ -176,9 +179,19 @@ function sharpenCorners(loop: Point[], options: CurveOptions): { loop: Point[]; 
   // Each corner's window becomes one vertex, at the meeting of the outline's directions before and after it.
   const replaceFrom = new Int32Array(n).fill(-1);
   const position = new Map<number, Point>();
+  const keepAsIs: number[] = [];
   for (const i of chosen) {
     const a = first[i] as number;
     const b = last[i] as number;
+    // Turning back on itself within the window (the end of a line a pixel wide) is two corners,
+    // not one: its sharpest vertices stay corners where they are.
+    if (Math.abs(windowTurn[i] as number) > U_TURN) {
+      for (let j = a; ; j = (j + 1) % n) {
+        if (Math.abs(turns[j] as number) >= limit / 2) keepAsIs.push(j);
+        if (j === b) break;
+      }
+      continue;
+    }
     const before = pointAlong(loop, a, options.cornerSpan, -1);
     const after = pointAlong(loop, b, options.cornerSpan, 1);
     const entry = loop[a] as Point;
@@ -201,12 +214,14 @@ function sharpenCorners(loop: Point[], options: CurveOptions): { loop: Point[]; 
     }
     skip[a] = 2;
   }
+  const asIs = new Set(keepAsIs);
   for (let i = 0; i < n; i++) {
     if (skip[i] === 1) continue;
     if (skip[i] === 2) {
       corners.push(out.length);
       out.push(position.get(i) as Point);
     } else {
+      if (asIs.has(i)) corners.push(out.length);
       out.push(loop[i] as Point);
     }
   }

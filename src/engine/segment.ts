@@ -62,7 +62,7 @@ export interface SegmentOptions {
   speckContrast: number;
 }
 
-export const DEFAULT_SEGMENT_OPTIONS: SegmentOptions = { mergeTolerance: 3, boundaryWorth: 4 * 12 * 12, speckPixels: 2, speckContrast: 24 };
+export const DEFAULT_SEGMENT_OPTIONS: SegmentOptions = { mergeTolerance: 3, boundaryWorth: 4 * 6 * 6, speckPixels: 2, speckContrast: 24 };
 
 /** A thin region is at most this wide (pixels): 2 × area ÷ perimeter. */
 const MIXTURE_MAX_WIDTH = 2;
@@ -160,26 +160,16 @@ function withTransparency(labels: Int32Array, sums: Float64Array): Int32Array {
   return labels.map((label) => (clear[label] ? -1 : label));
 }
 
-/**
- * 4-connected areas of nearly one colour: neighbours whose palette colours differ by at most
- * JOIN_WITHIN (sum over RGBA) are joined, so palette entries splitting one flat colour or a
- * smooth ramp do not start as separate regions, while an edge's anti-aliasing steps (each a
- * good part of the edge's contrast) do. Every fully transparent pixel counts as one colour.
- */
+/** 4-connected areas of one exact RGBA word; every fully transparent pixel counts as one colour. */
 export function labelComponents(quantised: Buffer, width: number, height: number): Int32Array {
   const words = new Uint32Array(quantised.buffer, quantised.byteOffset, width * height).map((word) => (word >>> 24 === 0 ? 0 : word));
-  const near = (a: number, b: number) =>
-    a === b ||
-    Math.abs((a & 0xff) - (b & 0xff)) + Math.abs(((a >>> 8) & 0xff) - ((b >>> 8) & 0xff)) + Math.abs(((a >>> 16) & 0xff) - ((b >>> 16) & 0xff)) + Math.abs((a >>> 24) - (b >>> 24)) <=
-      JOIN_WITHIN;
   const parent = new Int32Array(width * height);
   for (let i = 0; i < parent.length; i++) parent[i] = i;
   for (let y = 0; y < height; y++) {
     for (let x = 0; x < width; x++) {
       const i = y * width + x;
-      const word = words[i] as number;
-      if (x + 1 < width && near(word, words[i + 1] as number)) union(parent, i, i + 1);
-      if (y + 1 < height && near(word, words[i + width] as number)) union(parent, i, i + width);
+      if (x + 1 < width && words[i] === words[i + 1]) union(parent, i, i + 1);
+      if (y + 1 < height && words[i] === words[i + width]) union(parent, i, i + width);
     }
   }
   const labels = new Int32Array(width * height);
@@ -192,9 +182,6 @@ export function labelComponents(quantised: Buffer, width: number, height: number
   }
   return labels;
 }
-
-/** Palette colours this close (sum of RGBA differences) start in one region. */
-const JOIN_WITHIN = 8;
 
 function find(parent: Int32Array, start: number): number {
   let i = start;

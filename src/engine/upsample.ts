@@ -25,7 +25,7 @@ function regionModels(segmentation: Segmentation): Float64Array[] {
  * region whose model colour is closest to the fine image there, so an edge lands where the anti-aliasing ramp crosses halfway
  * between the colours on its two sides: at a sub-pixel position, straight where the edge is.
  */
-export function upsampleLabels(segmentation: Segmentation, fine: Buffer, factor: number): Int32Array {
+export function upsampleLabels(segmentation: Segmentation, source: Buffer, fine: Buffer, factor: number): Int32Array {
   const { width, height, labels, frame } = segmentation;
   const fineWidth = width * factor;
   const fineHeight = height * factor;
@@ -97,5 +97,89 @@ export function upsampleLabels(segmentation: Segmentation, fine: Buffer, factor:
       out[at] = best;
     }
   }
+  preserveCoverage(segmentation, models, source, fine, factor, out);
   return out;
+}
+
+/** Two sides closer than this (sum over premultiplied RGBA) have no edge whose position their colours could tell. */
+const COVERAGE_MIN_CONTRAST = 48;
+
+/**
+ * Where a segmented pixel lies on an edge between exactly two regions, the pixel's colour tells
+ * how much of it each side covers (its place on the line between the two sides' colours), and
+ * that is the share of its fine pixels each side gets: the ones the fine image shows nearest a
+ * side go to it. Edges then sit where the anti-aliasing put them, to a fraction of a pixel
+ * (the midpoint of a resampled ramp is off by up to a fifth of a pixel), and a line one pixel
+ * wide stays one pixel wide.
+ */
+function preserveCoverage(segmentation: Segmentation, models: Float64Array[], source: Buffer, fine: Buffer, factor: number, out: Int32Array): void {
+  const { width, height, labels, frame } = segmentation;
+  const fineWidth = width * factor;
+  const block = factor * factor;
+  const scores = new Float64Array(block);
+  const order = new Int32Array(block);
+  const a: Colour = [0, 0, 0, 0];
+  const b: Colour = [0, 0, 0, 0];
+  const difference = [0, 0, 0, 0];
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const here = labels[y * width + x] as number;
+      let other = here;
+      let sides = 1;
+      for (let dy = -1; dy <= 1 && sides < 3; dy++) {
+        const ny = y + dy;
+        if (ny < 0 || ny >= height) continue;
+        for (let dx = -1; dx <= 1; dx++) {
+          const nx = x + dx;
+          if (nx < 0 || nx >= width) continue;
+          const label = labels[ny * width + nx] as number;
+          if (label === here || label === other) continue;
+          if (other === here) {
+            other = label;
+            sides = 2;
+          } else {
+            sides = 3;
+            break;
+          }
+        }
+      }
+      if (sides !== 2) continue;
+      const u = (x + 0.5 - frame.centreX) / frame.scale;
+      const v = (y + 0.5 - frame.centreY) / frame.scale;
+      if (here < 0) a.fill(0);
+      else evaluateModel(models[here] as Float64Array, u, v, a);
+      if (other < 0) b.fill(0);
+      else evaluateModel(models[other] as Float64Array, u, v, b);
+      let length = 0;
+      let contrast = 0;
+      for (let c = 0; c < 4; c++) {
+        difference[c] = (a[c] as number) - (b[c] as number);
+        length += (difference[c] as number) ** 2;
+        contrast += Math.abs(difference[c] as number);
+      }
+      if (contrast < COVERAGE_MIN_CONTRAST) continue;
+      const share = (p: Buffer, at: number) => {
+        let dot = 0;
+        for (let c = 0; c < 4; c++) dot += ((p[at + c] as number) - (b[c] as number)) * (difference[c] as number);
+        return dot / length;
+      };
+      const covered = Math.max(0, Math.min(1, share(source, (y * width + x) * 4)));
+      let k = 0;
+      for (let fy = y * factor; fy < (y + 1) * factor; fy++) {
+        for (let fx = x * factor; fx < (x + 1) * factor; fx++) {
+          scores[k] = share(fine, (fy * fineWidth + fx) * 4);
+          order[k] = k;
+          k++;
+        }
+      }
+      order.sort((i, j) => (scores[j] as number) - (scores[i] as number));
+      const keep = Math.round(covered * block);
+      for (let rank = 0; rank < block; rank++) {
+        const k2 = order[rank] as number;
+        const fx = x * factor + (k2 % factor);
+        const fy = y * factor + Math.floor(k2 / factor);
+        out[fy * fineWidth + fx] = rank < keep ? here : other;
+      }
+    }
+  }
 }
