@@ -5,7 +5,8 @@ import { CLASSIFY_PIXELS, classifyImage, measureImage, type ImageKind, type Imag
 import { decodeImage, sniffFormat, type DecodedImage } from './decode.ts';
 import { enhanceInput, fitToBudget, fitToPixels, DECODE_PIXELS, prepareWithinBudget, resizeTo, sketchUpscaleFactor, WORKING_PIXELS } from './prepare.ts';
 import type { TraceParams } from './params.ts';
-import type { VectorImage } from './geometry.ts';
+import type { TracedShape, VectorImage } from './geometry.ts';
+import { paintLineArt } from './line-art.ts';
 import { parseTracerSvg } from './tracer-output.ts';
 import { writeSvgDocument } from './writers/svg.ts';
 import { restoreOpacity } from './opacity.ts';
@@ -60,13 +61,14 @@ export async function convertImage(request: TraceRequest, options: ConvertOption
     throw new EngineError('engine_failed', `the tracer failed: ${error instanceof Error ? error.message : String(error)}`);
   }
 
-  let shapes;
+  let shapes: TracedShape[];
   try {
     shapes = parseTracerSvg(tracerSvg, STRAIGHT_TOLERANCE);
   } catch (error) {
     throw new EngineError('engine_failed', `the tracer wrote unreadable SVG: ${error instanceof Error ? error.message : String(error)}`);
   }
-  // Line art is opaque ink by definition; colour shapes get their opacity back.
+  // Line art is opaque ink in the ink's colour, on one or two papers; colour shapes get their opacity back.
+  if (kind === 'sketch') shapes = await paintLineArt(shapes, prepared, sketchUpscale, config, STRAIGHT_TOLERANCE);
   if (kind !== 'sketch' && stats.partialAlphaShare > 0.005) restoreOpacity(shapes, await resizeTo(source, prepared.width, prepared.height));
 
   const image: VectorImage = {
@@ -77,7 +79,12 @@ export async function convertImage(request: TraceRequest, options: ConvertOption
     background: prepared.background,
     shapes,
   };
-  const decimals = decimalPlaces(request.params.pathPrecision, Math.max(decoded.originalWidth, decoded.originalHeight));
+  // Line art traced upscaled has its stroke edges at sub-pixel positions: where pathPrecision would
+  // round coarser than a traced pixel, it gets a digit more. Strokes two or three pixels wide
+  // otherwise lose up to a pixel of their width (the pencil drawing at full resolution: SSIM 0.824
+  // at whole pixels, 0.841 at 0.1 px; Potrace 0.836).
+  let decimals = decimalPlaces(request.params.pathPrecision, Math.max(decoded.originalWidth, decoded.originalHeight));
+  if (kind === 'sketch' && 10 ** -decimals > 1 / sketchUpscale) decimals += 1;
   const { svg, nodeCount } = writeSvgDocument(image, decimals);
 
   return {
