@@ -85,25 +85,42 @@ export async function handwrittenLetter(options: {
 }
 
 /**
- * A greyscale photograph's statistics: continuous tone (smooth shading over the whole frame, a
- * face-like blob, soft edges) with sensor noise, as JPEG.
+ * A greyscale photograph's statistics: a shaded head and shoulders in front of a lit wall, soft
+ * edges and tones everywhere between dark and light, sensor noise; JPEG.
  */
 export async function greyscalePhoto(width: number, height: number, seed: number): Promise<Buffer> {
   const random = randomSequence(seed);
   const grey = Buffer.alloc(width * height);
+  const smoothstep = (edge: number, softness: number, value: number) => 1 / (1 + Math.exp(-(value - edge) / softness));
   for (let y = 0; y < height; y++) {
     for (let x = 0; x < width; x++) {
       const u = x / width;
       const v = y / height;
-      // Background shading, a lit round shape with soft edges, and a darker diagonal form.
-      const background = 150 + 40 * Math.sin(u * 3.1 + 0.5) * Math.cos(v * 2.3);
-      const blob = Math.max(0, 1 - Math.hypot(u - 0.45, v - 0.4) / 0.28);
-      const form = 1 / (1 + Math.exp(-(u + v - 1.1) * 9));
-      const value = background * (1 - 0.6 * form) + 70 * blob * blob + (random() - 0.5) * 10;
+      // A wall lit from the left, a dark coat over the lower half, a head lit from the side.
+      const wall = 200 - 90 * u + 20 * Math.sin(v * 4);
+      const coat = smoothstep(0.62, 0.02, v + 0.25 * Math.abs(u - 0.5));
+      const headDistance = Math.hypot((u - 0.5) / 0.16, (v - 0.38) / 0.21);
+      const head = 1 - smoothstep(1, 0.06, headDistance);
+      const faceShade = 90 + 110 * Math.max(0, Math.cos((u - 0.42) * 5)) * (1 - 0.4 * v);
+      const coatShade = 25 + 45 * Math.max(0, Math.sin(u * 9 + v * 3));
+      let value = wall * (1 - coat) + coatShade * coat;
+      value = value * (1 - head) + faceShade * head + (random() - 0.5) * 8;
       grey[y * width + x] = Math.max(0, Math.min(255, Math.round(value)));
     }
   }
   return sharp(grey, { raw: { width, height, channels: 1 } }).jpeg({ quality: 85 }).toBuffer();
+}
+
+/** An emoji drawn in gradients: a shaded face with eyes and a smile, on transparency. */
+export async function gradientEmoji(size: number): Promise<Buffer> {
+  const { rgba, width, height } = await renderSvg(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${size}" height="${size}" viewBox="0 0 64 64">` +
+      '<defs><radialGradient id="face" cx="0.4" cy="0.35" r="0.7"><stop offset="0" stop-color="#fff3a0"/><stop offset="0.6" stop-color="#fcc21b"/><stop offset="1" stop-color="#e88a0c"/></radialGradient></defs>' +
+      '<circle cx="32" cy="32" r="29" fill="url(#face)"/>' +
+      '<ellipse cx="22" cy="26" rx="4" ry="6" fill="#4a2c0a"/><ellipse cx="42" cy="26" rx="4" ry="6" fill="#4a2c0a"/>' +
+      '<path d="M17 38Q32 54 47 38" fill="none" stroke="#4a2c0a" stroke-width="4" stroke-linecap="round"/></svg>',
+  );
+  return sharp(rgba, { raw: { width, height, channels: 4 } }).png().toBuffer();
 }
 
 /**
