@@ -26,8 +26,8 @@ const MAX_INPUT_PIXELS = 100_000_000;
 const COMPARE_SIDES = [Infinity, 512] as const;
 
 /** SSIM between the original and a rendered SVG at most `maxSide` on the long side, on white and on black; the lower. */
-async function fidelity(original: Buffer, svg: string, width: number, maxSide: number): Promise<number> {
-  const compareWidth = Math.max(1, Math.round(width * Math.min(1, maxSide / Math.max(width, 1))));
+async function fidelity(original: Buffer, svg: string, width: number, height: number, maxSide: number): Promise<number> {
+  const compareWidth = Math.max(1, Math.round(width * Math.min(1, maxSide / Math.max(width, height))));
   const scores: number[] = [];
   for (const background of ['#ffffff', '#000000']) {
     const rendered = new Resvg(svg, { fitTo: { mode: 'width', value: compareWidth }, background, font: { loadSystemFonts: false } }).render();
@@ -98,7 +98,7 @@ async function main(): Promise<void> {
     const fills = new Set([...result.svg.matchAll(/fill="(#[0-9a-f]{6})"/g)].map((match) => match[1])).size;
     // One rendering at a time: at full size each holds the image several times over.
     const scores: number[] = [];
-    for (const svg of [result.svg, potrace]) for (const side of COMPARE_SIDES) scores.push(await fidelity(bytes, svg, result.width, side));
+    for (const svg of [result.svg, potrace]) for (const side of COMPARE_SIDES) scores.push(await fidelity(bytes, svg, result.width, result.height, side));
     const [oursFull, ours512, theirsFull, theirs512] = scores as [number, number, number, number];
     console.log(
       [file, result.chosen.mode, fastest, (Buffer.byteLength(result.svg) / 1024).toFixed(1), fills, fixed(oursFull), fixed(theirsFull), fixed(oursFull - theirsFull), fixed(ours512), fixed(theirs512), fixed(ours512 - theirs512)].join('\t'),
