@@ -86,7 +86,7 @@ export function measureImage(rgba: Buffer, width: number, height: number): Image
   return { ...measurePixels(native, columns, rows), pixelScale: scale };
 }
 
-/** Largest block sizes tried by blockScale: pixel art is shared enlarged 2×, 3×, 4×, sometimes 8×. */
+/** Block sizes blockScale tries, largest first: pixel art is shared enlarged 2×, 3×, 4×, sometimes 8×. */
 const BLOCK_SCALES = [8, 6, 5, 4, 3, 2] as const;
 
 /** The largest k for which the image is made of k × k blocks of one RGBA value (nearest-neighbour enlargement), else 1. */
@@ -342,7 +342,9 @@ function isInkWithoutPaper(stats: ImageStats): boolean {
 export function classifyImage(stats: ImageStats, facts: ImageFacts): ImageKind {
   const longSide = Math.max(facts.originalWidth, facts.originalHeight);
   if (isPixelArt(stats, longSide)) return 'pixelart';
-  if (stats.transparentShare < OPAQUE_BELOW ? stats.ink !== undefined && isInkOnPaper(stats.ink) : isInkWithoutPaper(stats)) return 'sketch';
+  // Ink on paper needs the paper: opaque images are measured for it, others keep the earlier test.
+  const opaque = stats.transparentShare < OPAQUE_BELOW;
+  if (opaque ? stats.ink !== undefined && isInkOnPaper(stats.ink) : isInkWithoutPaper(stats)) return 'sketch';
   // An icon or emoji this small is all anti-aliased edges and fills a few pixels wide, which the
   // flat-colour test below cannot see; a photograph this small is a thumbnail, not vectorizer input.
   if (longSide <= RULES.icon.maxLongSide) return 'logo';

@@ -415,14 +415,14 @@ function binAtShare(histogram: Float64Array, start: number, wanted: number, step
 
 /**
  * The ink as the binary tracer wants it: ink black, paper (and transparency) white, opaque. With
- * `factor` > 1 the plane is upscaled bilinearly while thresholding, so the threshold crosses
+ * an integer `factor` > 1 the plane is upscaled bilinearly while thresholding, so the threshold crosses
  * between source pixels and stroke edges land on sub-pixels: thin strokes keep their weight.
  * One pass over the output, much cheaper than resampling RGBA first (the output is up to 16
  * times the source).
  */
 export function binariseInk(normalised: Uint8Array, width: number, height: number, factor: number, threshold: number): Buffer {
-  const outWidth = Math.round(width * factor);
-  const outHeight = Math.round(height * factor);
+  const outWidth = width * factor;
+  const outHeight = height * factor;
   const out = Buffer.alloc(outWidth * outHeight * 4);
   const pixels = new Uint32Array(out.buffer, out.byteOffset, outWidth * outHeight);
   // RGBA bytes read as a little-endian 32-bit word.

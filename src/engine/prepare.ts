@@ -3,7 +3,7 @@
 // a small palette with binary alpha for colour work, exact pixels for pixel art.
 
 import sharp, { type Sharp } from 'sharp';
-import type { ImageKind } from './classify.ts';
+import { OPAQUE_BELOW, type ImageKind } from './classify.ts';
 import { workingSize } from './decode.ts';
 import { colourDistance, mapToPalette, paletteOf, pixelWords, reducePalette } from './palette.ts';
 import type { Rgb } from './geometry.ts';
@@ -225,7 +225,7 @@ export async function prepareWithinBudget(
 ): Promise<PreparedImage> {
   if (kind === 'sketch') {
     const prepared = prepareLineArt(image, sketchUpscale);
-    return { ...prepared, width: Math.round(image.width * sketchUpscale), height: Math.round(image.height * sketchUpscale), dense: false };
+    return { ...prepared, width: image.width * sketchUpscale, height: image.height * sketchUpscale, dense: false };
   }
   // inputEnhance on photos: specks merged after the palette step, at the size the budget
   // chose without them, so the file shrinks rather than the image growing to fill the budget.
@@ -258,7 +258,7 @@ export async function prepareWithinBudget(
 function prepareLineArt(image: RgbaImage, upscale: number): PreparedPixels {
   let transparent = 0;
   for (let i = 3; i < image.rgba.length; i += 4) if ((image.rgba[i] as number) < 128) transparent++;
-  const opaque = transparent / (image.width * image.height) < 0.01;
+  const opaque = transparent / (image.width * image.height) < OPAQUE_BELOW;
   const separation = separateInk(image.rgba, image.width, image.height);
   return {
     rgba: binariseInk(separation.normalised, image.width, image.height, upscale, separation.threshold),
