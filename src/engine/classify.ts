@@ -1,6 +1,11 @@
 // Decides what kind of picture an image is, for `mode: auto` and `curveMode: auto`.
-// Cheap statistics over the working-resolution pixels; thresholds were set on the
-// benchmark corpus (see docs/parameters.md, "How auto decides").
+// Cheap statistics over the image at most CLASSIFY_PIXELS; each rule and its thresholds, with
+// the measurements behind them, are in docs/parameters.md ("How auto decides").
+
+import { luma, measureInk, type InkStats } from './ink.ts';
+import { pixelWords } from './palette.ts';
+
+export { luma };
 
 export type ImageKind = 'sketch' | 'logo' | 'photo' | 'pixelart';
 
@@ -16,19 +21,105 @@ export interface ImageStats {
   equalNeighbourShare: number;
   /** Of the unequal adjacent pairs, the share that differ only slightly (anti-aliasing, gradients, noise). */
   softEdgeShare: number;
+  /**
+   * Of the runs of three opaque pixels along a row or column whose ends differ clearly (RAMP_STEP),
+   * the share whose middle pixel lies strictly between its neighbours in every channel: the blend
+   * that anti-aliasing and gradients put between two colours, which hand-placed pixels lack.
+   */
+  rampShare: number;
+  /**
+   * Of the adjacent pixel pairs whose alpha differs, the share that step straight from 0 to 255;
+   * 1 when no alpha differs. Pixel art has binary alpha; anti-aliased shapes have soft edges.
+   */
+  hardAlphaShare: number;
+  /**
+   * Share of horizontally adjacent opaque pairs that differ by at most NEAR_FLAT_DIFFERENCE (sum
+   * over channels), leaving out pairs in clipped shadows or highlights: flat colour as it survives
+   * JPEG compression, which breaks exact equality. Clipped areas are flat in photographs too.
+   */
+  nearFlatShare: number;
+  /**
+   * Share of opaque pixels farther than OFF_AXIS_DISTANCE (RGB) from the principal axis of the
+   * image's colours: near 0 for monochrome images (grey, sepia or any one tint), large for colour.
+   */
+  offAxisShare: number;
   /** Mean chroma (max − min channel) of opaque pixels, 0–255. */
   meanChroma: number;
   /** Share of opaque pixels that are dark (luma < 128). */
   darkShare: number;
   /** Share of opaque pixels that are near the extremes (luma < 64 or > 192). */
   extremeShare: number;
+  /** How well the image reads as ink on paper; measured for opaque images only (paper is opaque). */
+  ink?: InkStats;
+  /** k when the image is pixel art enlarged k times (k × k blocks), measured at its own grid; else 1. */
+  pixelScale: number;
 }
 
-export function luma(r: number, g: number, b: number): number {
-  return 0.299 * r + 0.587 * g + 0.114 * b;
-}
+/** Colour difference (sum over channels) from which a run of three pixels counts for rampShare. */
+const RAMP_STEP = 24;
+/** The middle of a ramp lies at least this share of the step away from either end. */
+const RAMP_MARGIN = 0.15;
+/** Neighbours this close (sum of channel differences) count as flat for nearFlatShare. */
+const NEAR_FLAT_DIFFERENCE = 6;
+/** Luma below or above these bounds is clipped (shadows, highlights). */
+const CLIPPED_BELOW = 24;
+const CLIPPED_ABOVE = 232;
+const OFF_AXIS_DISTANCE = 24;
+/** Above this offAxisShare an image is too colourful to be ink on paper (whose rule allows 0.1 off the ink–paper line). */
+const INK_MAX_OFF_AXIS_SHARE = 0.25;
+/** Images with less transparency than this are opaque: paper, which is painted as a background. */
+export const OPAQUE_BELOW = 0.01;
 
+/**
+ * The statistics of an image. Pixel art enlarged by an integer factor (every source pixel a
+ * k × k block) is measured at its own grid, where its statistics are those of pixel art.
+ */
 export function measureImage(rgba: Buffer, width: number, height: number): ImageStats {
+  const scale = blockScale(rgba, width, height);
+  if (scale === 1) return { ...measurePixels(rgba, width, height), pixelScale: 1 };
+  const columns = Math.ceil(width / scale);
+  const rows = Math.ceil(height / scale);
+  const native = Buffer.alloc(columns * rows * 4);
+  for (let y = 0; y < rows; y++) {
+    for (let x = 0; x < columns; x++) rgba.copy(native, (y * columns + x) * 4, (y * scale * width + x * scale) * 4, (y * scale * width + x * scale) * 4 + 4);
+  }
+  return { ...measurePixels(native, columns, rows), pixelScale: scale };
+}
+
+/** Block sizes blockScale tries, largest first: pixel art is shared enlarged 2×, 3×, 4×, sometimes 8×. */
+const BLOCK_SCALES = [8, 6, 5, 4, 3, 2] as const;
+
+/** The largest k for which the image is made of k × k blocks of one RGBA value (nearest-neighbour enlargement), else 1. */
+export function blockScale(rgba: Buffer, width: number, height: number): number {
+  const words = pixelWords(rgba);
+  for (const k of BLOCK_SCALES) {
+    if (width < 2 * k || height < 2 * k) continue;
+    let blocks = true;
+    for (let y = 0; y < height && blocks; y++) {
+      const row = y * width;
+      // Within a block, each row repeats the one above and each pixel its left neighbour.
+      if (y % k !== 0) {
+        for (let x = 0; x < width; x++) {
+          if (words[row + x] !== words[row - width + x]) {
+            blocks = false;
+            break;
+          }
+        }
+        continue;
+      }
+      for (let x = 0; x < width; x++) {
+        if (x % k !== 0 && words[row + x] !== words[row + x - 1]) {
+          blocks = false;
+          break;
+        }
+      }
+    }
+    if (blocks) return k;
+  }
+  return 1;
+}
+
+function measurePixels(rgba: Buffer, width: number, height: number): Omit<ImageStats, 'pixelScale'> {
   const pixels = width * height;
   let transparent = 0;
   let partial = 0;
@@ -39,8 +130,49 @@ export function measureImage(rgba: Buffer, width: number, height: number): Image
   let equalPairs = 0;
   let unequalPairs = 0;
   let softPairs = 0;
+  let rampRuns = 0;
+  let ramps = 0;
+  let alphaSteps = 0;
+  let hardAlphaSteps = 0;
+  let unclippedPairs = 0;
+  let nearFlatPairs = 0;
+  // Colour sums and products, for the principal axis.
+  let sr = 0;
+  let sg = 0;
+  let sb = 0;
+  let srr = 0;
+  let sgg = 0;
+  let sbb = 0;
+  let srg = 0;
+  let srb = 0;
+  let sgb = 0;
   const seen = new Uint8Array(1 << 21); // bitset over 24-bit RGB
   let distinct = 0;
+  const isRamp = (i: number, step: number): boolean => {
+    const j = i + step;
+    const k = i + 2 * step;
+    if ((rgba[j + 3] as number) < 128 || (rgba[k + 3] as number) < 128) return false;
+    let difference = 0;
+    for (let c = 0; c < 3; c++) difference += Math.abs((rgba[i + c] as number) - (rgba[k + c] as number));
+    if (difference < RAMP_STEP) return false;
+    rampRuns++;
+    let fromStart = 0;
+    let fromEnd = 0;
+    for (let c = 0; c < 3; c++) {
+      const start = rgba[i + c] as number;
+      const middle = rgba[j + c] as number;
+      const end = rgba[k + c] as number;
+      if (middle < Math.min(start, end) || middle > Math.max(start, end)) return false;
+      fromStart += Math.abs(middle - start);
+      fromEnd += Math.abs(middle - end);
+    }
+    return fromStart >= RAMP_MARGIN * difference && fromEnd >= RAMP_MARGIN * difference;
+  };
+  const alphaStep = (a: number, b: number): void => {
+    if (a === b) return;
+    alphaSteps++;
+    if ((a === 0 && b === 255) || (a === 255 && b === 0)) hardAlphaSteps++;
+  };
   for (let y = 0; y < height; y++) {
     for (let x = 0; x < width; x++) {
       const i = (y * width + x) * 4;
@@ -50,8 +182,19 @@ export function measureImage(rgba: Buffer, width: number, height: number): Image
       const a = rgba[i + 3] as number;
       if (a < 128) transparent++;
       if (a > 0 && a < 255) partial++;
+      if (x + 1 < width) alphaStep(a, rgba[i + 7] as number);
+      if (y + 1 < height) alphaStep(a, rgba[i + width * 4 + 3] as number);
       if (a < 128) continue;
       opaque++;
+      sr += r;
+      sg += g;
+      sb += b;
+      srr += r * r;
+      sgg += g * g;
+      sbb += b * b;
+      srg += r * g;
+      srb += r * b;
+      sgb += g * b;
       chroma += Math.max(r, g, b) - Math.min(r, g, b);
       const l = luma(r, g, b);
       if (l < 128) dark++;
@@ -62,6 +205,8 @@ export function measureImage(rgba: Buffer, width: number, height: number): Image
         seen[key >> 3] = (seen[key >> 3] as number) | bit;
         distinct++;
       }
+      if (x + 2 < width && isRamp(i, 4)) ramps++;
+      if (y + 2 < height && isRamp(i, width * 4)) ramps++;
       if (x + 1 < width && (rgba[i + 7] as number) >= 128) {
         const dr = Math.abs(r - (rgba[i + 4] as number));
         const dg = Math.abs(g - (rgba[i + 5] as number));
@@ -72,21 +217,72 @@ export function measureImage(rgba: Buffer, width: number, height: number): Image
           unequalPairs++;
           if (difference < 48) softPairs++;
         }
+        const nextLuma = luma(rgba[i + 4] as number, rgba[i + 5] as number, rgba[i + 6] as number);
+        const clipped = (l < CLIPPED_BELOW && nextLuma < CLIPPED_BELOW) || (l > CLIPPED_ABOVE && nextLuma > CLIPPED_ABOVE);
+        if (!clipped) {
+          unclippedPairs++;
+          if (difference <= NEAR_FLAT_DIFFERENCE) nearFlatPairs++;
+        }
       }
     }
   }
   const opaqueOrOne = Math.max(1, opaque);
+  const transparentShare = transparent / pixels;
+  const mean = { r: sr / opaqueOrOne, g: sg / opaqueOrOne, b: sb / opaqueOrOne };
+  const covarianceMatrix = [
+    [srr / opaqueOrOne - mean.r * mean.r, srg / opaqueOrOne - mean.r * mean.g, srb / opaqueOrOne - mean.r * mean.b],
+    [srg / opaqueOrOne - mean.r * mean.g, sgg / opaqueOrOne - mean.g * mean.g, sgb / opaqueOrOne - mean.g * mean.b],
+    [srb / opaqueOrOne - mean.r * mean.b, sgb / opaqueOrOne - mean.g * mean.b, sbb / opaqueOrOne - mean.b * mean.b],
+  ] as const;
+  const farFromAxis = offAxisShare(rgba, mean, principalAxis(covarianceMatrix), opaque);
   return {
     pixels,
-    transparentShare: transparent / pixels,
+    transparentShare,
     partialAlphaShare: partial / pixels,
     distinctColours: distinct,
     equalNeighbourShare: equalPairs / Math.max(1, equalPairs + unequalPairs),
     softEdgeShare: softPairs / Math.max(1, unequalPairs),
+    rampShare: ramps / Math.max(1, rampRuns),
+    hardAlphaShare: alphaSteps === 0 ? 1 : hardAlphaSteps / alphaSteps,
+    nearFlatShare: nearFlatPairs / Math.max(1, unclippedPairs),
+    offAxisShare: farFromAxis,
     meanChroma: chroma / opaqueOrOne,
     darkShare: dark / opaqueOrOne,
     extremeShare: extreme / opaqueOrOne,
+    // Ink and paper colours lie near one line, so an image with many colours off its principal
+    // axis is not ink on paper, and is spared measuring (the ink measures cost the most here).
+    ink: transparentShare < OPAQUE_BELOW && farFromAxis <= INK_MAX_OFF_AXIS_SHARE ? measureInk(rgba, width, height) : undefined,
   };
+}
+
+type Matrix3 = readonly (readonly [number, number, number])[];
+
+/** The eigenvector of the largest eigenvalue of a covariance matrix (power iteration); grey for a flat image. */
+function principalAxis(covariance: Matrix3): [number, number, number] {
+  let axis: [number, number, number] = [1, 1, 1];
+  for (let step = 0; step < 32; step++) {
+    const next = covariance.map((row) => row[0] * axis[0] + row[1] * axis[1] + row[2] * axis[2]) as [number, number, number];
+    const length = Math.hypot(...next);
+    if (length < 1e-9) return [1 / Math.sqrt(3), 1 / Math.sqrt(3), 1 / Math.sqrt(3)];
+    axis = [next[0] / length, next[1] / length, next[2] / length];
+  }
+  return axis;
+}
+
+function offAxisShare(rgba: Buffer, mean: { r: number; g: number; b: number }, axis: [number, number, number], opaque: number): number {
+  let far = 0;
+  for (let i = 0; i < rgba.length; i += 4) {
+    if ((rgba[i + 3] as number) < 128) continue;
+    const dr = (rgba[i] as number) - mean.r;
+    const dg = (rgba[i + 1] as number) - mean.g;
+    const db = (rgba[i + 2] as number) - mean.b;
+    const along = dr * axis[0] + dg * axis[1] + db * axis[2];
+    const er = dr - along * axis[0];
+    const eg = dg - along * axis[1];
+    const eb = db - along * axis[2];
+    if (er * er + eg * eg + eb * eb > OFF_AXIS_DISTANCE * OFF_AXIS_DISTANCE) far++;
+  }
+  return far / Math.max(1, opaque);
 }
 
 /** Statistics are taken at most at this size, so thresholds do not depend on the source resolution. */
@@ -99,28 +295,65 @@ export interface ImageFacts {
   palette: boolean;
 }
 
+/**
+ * The thresholds of the rules below; docs/parameters.md gives the measurements behind each.
+ */
+export const RULES = {
+  pixelArt: { maxLongSide: 512, maxColours: 256, maxSoftEdgeShare: 0.35, maxEqualNeighbourShare: 0.9, maxRampShare: 0.2, minHardAlphaShare: 0.9 },
+  inkOnPaper: { minPaperLuma: 80, minContrast: 40, maxOffLineShare: 0.1, maxContinuousToneShare: 0.0025 },
+  icon: { maxLongSide: 128 },
+  flatColour: { minEqualNeighbourShare: 0.6, minNearFlatShare: 0.65, minOffAxisShare: 0.1 },
+} as const;
+
+/** Pixel art: drawn pixel by pixel — hard edges, few colours, no anti-aliasing ramps, binary alpha. */
+export function isPixelArt(stats: ImageStats, longSide: number): boolean {
+  const rule = RULES.pixelArt;
+  return (
+    longSide / stats.pixelScale <= rule.maxLongSide &&
+    stats.distinctColours <= rule.maxColours &&
+    stats.softEdgeShare < rule.maxSoftEdgeShare &&
+    // Big flat areas are flat artwork (a flag, a logo), which pixel-exact tracing would make jagged.
+    stats.equalNeighbourShare < rule.maxEqualNeighbourShare &&
+    stats.rampShare < rule.maxRampShare &&
+    stats.hardAlphaShare >= rule.minHardAlphaShare
+  );
+}
+
+/**
+ * Ink on paper (documents, handwriting, drawings, engravings, scans): light paper, a clearly
+ * darker ink, colours on the line between the two whatever the tint, and no continuous tone.
+ */
+export function isInkOnPaper(ink: InkStats): boolean {
+  const rule = RULES.inkOnPaper;
+  return (
+    ink.paperLuma >= rule.minPaperLuma &&
+    ink.contrast >= rule.minContrast &&
+    ink.offLineShare <= rule.maxOffLineShare &&
+    ink.continuousToneShare <= rule.maxContinuousToneShare
+  );
+}
+
+/** Line art on transparency (no paper): nearly grey, and mostly hard changes or near black and white. */
+function isInkWithoutPaper(stats: ImageStats): boolean {
+  return stats.meanChroma < 8 && ((stats.extremeShare > 0.8 && stats.darkShare < 0.5) || stats.softEdgeShare < 0.4);
+}
+
 /** The kind of picture, from its statistics and what the decoder saw. */
 export function classifyImage(stats: ImageStats, facts: ImageFacts): ImageKind {
-  const { originalWidth, originalHeight } = facts;
-  const longSide = Math.max(originalWidth, originalHeight);
-  // Pixel art: small, few colours, hard edges (neighbours are equal or clearly different).
-  if (
-    longSide <= 512 &&
-    stats.distinctColours <= 256 &&
-    stats.softEdgeShare < 0.35 &&
-    stats.equalNeighbourShare < 0.9
-  ) {
-    return 'pixelart';
-  }
-  // Tiny icons are best kept pixel-exact whatever they hold.
-  if (longSide <= 64) return 'pixelart';
-  // Line art, scans and documents: nearly grey, mostly near black or white, mostly light.
-  // Etchings and engravings: grey, and nearly every change between neighbours is a hard one.
-  if (stats.meanChroma < 8 && ((stats.extremeShare > 0.8 && stats.darkShare < 0.5) || stats.softEdgeShare < 0.4)) {
-    return 'sketch';
-  }
-  // Flat colour: large runs of identical pixels.
-  if (stats.equalNeighbourShare > 0.6) return 'logo';
+  const longSide = Math.max(facts.originalWidth, facts.originalHeight);
+  if (isPixelArt(stats, longSide)) return 'pixelart';
+  // Ink on paper needs the paper: opaque images are measured for it, others keep the earlier test.
+  const opaque = stats.transparentShare < OPAQUE_BELOW;
+  if (opaque ? stats.ink !== undefined && isInkOnPaper(stats.ink) : isInkWithoutPaper(stats)) return 'sketch';
+  // An icon or emoji this small is all anti-aliased edges and fills a few pixels wide, which the
+  // flat-colour test below cannot see; a photograph this small is a thumbnail, not vectorizer input.
+  if (longSide <= RULES.icon.maxLongSide) return 'logo';
+  // Flat colour: large runs of identical pixels, or, in a colour image, of pixels equal up to
+  // JPEG noise. Monochrome photographs are left out of the second test: their smooth tone steps
+  // one or two levels between neighbours in every channel at once, which reads as flat.
+  const flatRule = RULES.flatColour;
+  if (stats.equalNeighbourShare > flatRule.minEqualNeighbourShare) return 'logo';
+  if (stats.nearFlatShare > flatRule.minNearFlatShare && stats.offAxisShare > flatRule.minOffAxisShare) return 'logo';
   // An indexed-colour source is flat colour even when resampling blurred it (maps, charts).
   if (facts.palette) return 'logo';
   return 'photo';

@@ -7,6 +7,7 @@ import { enhanceInput, fitToBudget, fitToPixels, DECODE_PIXELS, prepareWithinBud
 import type { TraceParams } from './params.ts';
 import { traceArtwork, type ArtworkTrace } from './artwork.ts';
 import type { Rgb, TracedShape, VectorImage } from './geometry.ts';
+import { paintLineArt } from './line-art.ts';
 import { parseTracerSvg } from './tracer-output.ts';
 import { writeSvgDocument } from './writers/svg.ts';
 import { writeFile } from './writers/index.ts';
@@ -59,7 +60,12 @@ export async function convertImage(request: TraceRequest, options: ConvertOption
     background: traced.background,
     shapes: traced.shapes,
   };
-  const decimals = decimalPlaces(request.params.pathPrecision, Math.max(decoded.originalWidth, decoded.originalHeight));
+  // Line art traced upscaled has its stroke edges at sub-pixel positions: where pathPrecision would
+  // round coarser than a traced pixel, it gets a digit more. Strokes two or three pixels wide
+  // otherwise lose up to a pixel of their width (the pencil drawing at full resolution: SSIM 0.824
+  // at whole pixels, 0.841 at 0.1 px; Potrace 0.836).
+  let decimals = decimalPlaces(request.params.pathPrecision, Math.max(decoded.originalWidth, decoded.originalHeight));
+  if (kind === 'sketch' && 10 ** -decimals > 1 / (traced.upscale ?? 1)) decimals += 1;
   // Output options and the requested file format, all from the same model.
   const cutouts = request.params.stacking === 'cutouts';
   const output = cutouts ? cutOutImage(image, decimals) : image;
@@ -84,6 +90,8 @@ interface TracedPicture {
   height: number;
   background?: Rgb;
   curveMode: ResolvedCurveMode;
+  /** Traced pixels per working pixel of line art traced upscaled (1 otherwise). */
+  upscale?: number;
 }
 
 /**
@@ -112,15 +120,16 @@ async function traceWorking(working: RgbaImage, kind: ImageKind, params: TracePa
     throw new EngineError('engine_failed', `the tracer failed: ${error instanceof Error ? error.message : String(error)}`);
   }
 
-  let shapes;
+  let shapes: TracedShape[];
   try {
     shapes = parseTracerSvg(tracerSvg, STRAIGHT_TOLERANCE);
   } catch (error) {
     throw new EngineError('engine_failed', `the tracer wrote unreadable SVG: ${error instanceof Error ? error.message : String(error)}`);
   }
-  // Line art is opaque ink by definition; colour shapes get their opacity back.
+  // Line art is opaque ink in the ink's colour, on one or two papers; colour shapes get their opacity back.
+  if (kind === 'sketch') shapes = await paintLineArt(shapes, prepared, sketchUpscale, config, STRAIGHT_TOLERANCE);
   if (kind !== 'sketch' && stats.partialAlphaShare > 0.005) restoreOpacity(shapes, await resizeTo(source, prepared.width, prepared.height));
-  return { shapes, width: prepared.width, height: prepared.height, background: prepared.background, curveMode };
+  return { shapes, width: prepared.width, height: prepared.height, background: prepared.background, curveMode, upscale: sketchUpscale };
 }
 
 async function traceArtworkOrFail(working: RgbaImage, params: TraceParams, curveMode: ResolvedCurveMode): Promise<ArtworkTrace | null> {

@@ -3,7 +3,6 @@
 
 import { ColorMode, Hierarchical, PathSimplifyMode, vectorizeRaw, type Config } from '@neplex/vectorizer';
 import type { ImageKind } from './classify.ts';
-import { luma } from './classify.ts';
 import type { CurveMode, TraceParams } from './params.ts';
 
 export type ResolvedCurveMode = Exclude<CurveMode, 'auto'>;
@@ -127,105 +126,6 @@ export function binariseAlpha(rgba: Buffer): Buffer {
       out[i] = 0;
     } else {
       out[i] = 255;
-    }
-  }
-  return out;
-}
-
-/** Otsu's threshold over the luma of opaque pixels. */
-export function otsuThreshold(rgba: Buffer): number {
-  const histogram = new Float64Array(256);
-  let total = 0;
-  for (let i = 0; i < rgba.length; i += 4) {
-    if ((rgba[i + 3] as number) < 128) continue;
-    const bin = Math.round(luma(rgba[i] as number, rgba[i + 1] as number, rgba[i + 2] as number));
-    histogram[bin] = (histogram[bin] as number) + 1;
-    total++;
-  }
-  if (total === 0) return 128;
-  let sum = 0;
-  for (let t = 0; t < 256; t++) sum += t * (histogram[t] as number);
-  let backgroundWeight = 0;
-  let backgroundSum = 0;
-  let best = 128;
-  let bestVariance = -1;
-  for (let t = 0; t < 256; t++) {
-    backgroundWeight += histogram[t] as number;
-    if (backgroundWeight === 0) continue;
-    const foregroundWeight = total - backgroundWeight;
-    if (foregroundWeight === 0) break;
-    backgroundSum += t * (histogram[t] as number);
-    const meanDifference = backgroundSum / backgroundWeight - (sum - backgroundSum) / foregroundWeight;
-    const variance = backgroundWeight * foregroundWeight * meanDifference * meanDifference;
-    if (variance > bestVariance) {
-      bestVariance = variance;
-      best = t;
-    }
-  }
-  return best + 0.5;
-}
-
-/** Line art for the binary tracer: ink black, paper white, transparent stays transparent. */
-export function binariseInk(rgba: Buffer, threshold: number): Buffer {
-  // Transparent pixels count as paper: the binary tracer has no notion of alpha.
-  const out = Buffer.alloc(rgba.length, 255);
-  for (let i = 0; i < rgba.length; i += 4) {
-    if ((rgba[i + 3] as number) < 128) continue;
-    const ink = luma(rgba[i] as number, rgba[i + 1] as number, rgba[i + 2] as number) < threshold;
-    const value = ink ? 0 : 255;
-    out[i] = value;
-    out[i + 1] = value;
-    out[i + 2] = value;
-    out[i + 3] = 255;
-  }
-  return out;
-}
-
-/**
- * Line art upscaled by an integer factor and thresholded in one pass: bilinear luma, so the
- * threshold crosses between source pixels and stroke edges land on sub-pixels. Much cheaper
- * than resampling RGBA first (the output is up to 16 times the source).
- */
-export function binariseInkUpscaled(rgba: Buffer, width: number, height: number, factor: number, threshold: number): Buffer {
-  const lumaPlane = new Float32Array(width * height);
-  for (let p = 0, i = 0; p < lumaPlane.length; p++, i += 4) {
-    // Transparent pixels count as paper.
-    lumaPlane[p] = (rgba[i + 3] as number) < 128 ? 255 : luma(rgba[i] as number, rgba[i + 1] as number, rgba[i + 2] as number);
-  }
-  const outWidth = width * factor;
-  const outHeight = height * factor;
-  const axis = (size: number, outSize: number) => {
-    const low = new Int32Array(outSize);
-    const high = new Int32Array(outSize);
-    const fraction = new Float32Array(outSize);
-    for (let o = 0; o < outSize; o++) {
-      const position = Math.min(size - 1, Math.max(0, (o + 0.5) / factor - 0.5));
-      const base = Math.floor(position);
-      low[o] = base;
-      high[o] = Math.min(size - 1, base + 1);
-      fraction[o] = position - base;
-    }
-    return { low, high, fraction };
-  };
-  const xs = axis(width, outWidth);
-  const ys = axis(height, outHeight);
-  const out = Buffer.alloc(outWidth * outHeight * 4);
-  const pixels = new Uint32Array(out.buffer, out.byteOffset, outWidth * outHeight);
-  // RGBA bytes read as a little-endian 32-bit word.
-  const black = 0xff000000;
-  const white = 0xffffffff;
-  for (let y = 0; y < outHeight; y++) {
-    const row0 = (ys.low[y] as number) * width;
-    const row1 = (ys.high[y] as number) * width;
-    const fy = ys.fraction[y] as number;
-    const rowOut = y * outWidth;
-    for (let x = 0; x < outWidth; x++) {
-      const x0 = xs.low[x] as number;
-      const x1 = xs.high[x] as number;
-      const fx = xs.fraction[x] as number;
-      const top = (lumaPlane[row0 + x0] as number) * (1 - fx) + (lumaPlane[row0 + x1] as number) * fx;
-      const bottom = (lumaPlane[row1 + x0] as number) * (1 - fx) + (lumaPlane[row1 + x1] as number) * fx;
-      pixels[rowOut + x] = top * (1 - fy) + bottom * fy < threshold ? black : white;
     }
   }
   return out;

@@ -1,0 +1,218 @@
+// Images made for the classification and line-art tests: one for each kind of picture a rule is
+// about, drawn here (resvg for anti-aliased shapes and strokes, sharp for JPEG) so that each test
+// shows what it depends on.
+
+import { Resvg } from '@resvg/resvg-js';
+import sharp from 'sharp';
+
+/** A deterministic pseudo-random sequence in [0, 1) (mulberry32). */
+export function randomSequence(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** RGBA pixels (not premultiplied) of an SVG document, rendered at its own size on transparency. */
+export async function renderSvg(svg: string): Promise<{ rgba: Buffer; width: number; height: number }> {
+  // The PNG, not the renderer's premultiplied pixels: partly transparent edges keep their colour.
+  const png = new Resvg(svg, { font: { loadSystemFonts: false } }).render().asPng();
+  const { data, info } = await sharp(png).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+  return { rgba: data, width: info.width, height: info.height };
+}
+
+/** Lines of joined loops and strokes, like handwriting, as SVG path data inside the box. */
+export function handwritingPath(box: { x: number; y: number; width: number; height: number }, seed: number, lineHeight = 40): string {
+  const random = randomSequence(seed);
+  const parts: string[] = [];
+  for (let baseline = box.y + lineHeight; baseline < box.y + box.height - 8; baseline += lineHeight) {
+    let x = box.x + random() * 20;
+    while (x < box.x + box.width - 60) {
+      const letters = 3 + Math.floor(random() * 6);
+      parts.push(`M${x.toFixed(1)} ${baseline}`);
+      for (let letter = 0; letter < letters; letter++) {
+        const width = 8 + random() * 8;
+        const rise = (0.35 + random() * (random() < 0.25 ? 0.6 : 0.2)) * lineHeight;
+        parts.push(
+          `c${(width * 0.2).toFixed(1)} ${(-rise).toFixed(1)} ${(width * 0.9).toFixed(1)} ${(-rise).toFixed(1)} ${width.toFixed(1)} 0`,
+        );
+        x += width;
+      }
+      x += 14 + random() * 12;
+    }
+  }
+  return parts.join('');
+}
+
+/**
+ * A handwritten page: ink strokes on tinted paper under light that falls off towards one corner,
+ * with a faint paper grain, encoded as JPEG.
+ */
+export async function handwrittenLetter(options: {
+  width: number;
+  height: number;
+  paper: [number, number, number];
+  ink: [number, number, number];
+  /** Brightness in the darkest corner, relative to the lightest (1 = even light). */
+  darkestLight: number;
+  seed: number;
+}): Promise<Buffer> {
+  const { width, height, paper, ink, darkestLight, seed } = options;
+  const strokes = await renderSvg(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">` +
+      `<path d="${handwritingPath({ x: 20, y: 10, width: width - 40, height: height - 20 }, seed)}" fill="none" stroke="#000" stroke-width="2.6" stroke-linecap="round"/></svg>`,
+  );
+  const random = randomSequence(seed + 1);
+  const rgb = Buffer.alloc(width * height * 3);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const p = y * width + x;
+      // Ink coverage from the rendered strokes' alpha.
+      const coverage = (strokes.rgba[p * 4 + 3] as number) / 255;
+      const light = 1 - (1 - darkestLight) * ((x / width) * 0.6 + (y / height) * 0.4);
+      const grain = (random() - 0.5) * 6;
+      for (let c = 0; c < 3; c++) {
+        const paperHere = (paper[c] as number) * light + grain;
+        rgb[p * 3 + c] = Math.max(0, Math.min(255, Math.round(paperHere + ((ink[c] as number) - paperHere) * coverage)));
+      }
+    }
+  }
+  return sharp(rgb, { raw: { width, height, channels: 3 } }).jpeg({ quality: 75 }).toBuffer();
+}
+
+/**
+ * A greyscale photograph's statistics: a shaded head and shoulders in front of a lit wall, soft
+ * edges and tones everywhere between dark and light, sensor noise; JPEG.
+ */
+export async function greyscalePhoto(width: number, height: number, seed: number): Promise<Buffer> {
+  const random = randomSequence(seed);
+  const grey = Buffer.alloc(width * height);
+  const smoothstep = (edge: number, softness: number, value: number) => 1 / (1 + Math.exp(-(value - edge) / softness));
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const u = x / width;
+      const v = y / height;
+      // A wall lit from the left, a dark coat over the lower half, a head lit from the side.
+      const wall = 200 - 90 * u + 20 * Math.sin(v * 4);
+      const coat = smoothstep(0.62, 0.02, v + 0.25 * Math.abs(u - 0.5));
+      const headDistance = Math.hypot((u - 0.5) / 0.16, (v - 0.38) / 0.21);
+      const head = 1 - smoothstep(1, 0.06, headDistance);
+      const faceShade = 90 + 110 * Math.max(0, Math.cos((u - 0.42) * 5)) * (1 - 0.4 * v);
+      const coatShade = 25 + 45 * Math.max(0, Math.sin(u * 9 + v * 3));
+      let value = wall * (1 - coat) + coatShade * coat;
+      value = value * (1 - head) + faceShade * head + (random() - 0.5) * 8;
+      grey[y * width + x] = Math.max(0, Math.min(255, Math.round(value)));
+    }
+  }
+  return sharp(grey, { raw: { width, height, channels: 1 } }).jpeg({ quality: 85 }).toBuffer();
+}
+
+/** An emoji drawn in gradients: a shaded face with eyes and a smile, on transparency. */
+export async function gradientEmoji(size: number): Promise<Buffer> {
+  const { rgba, width, height } = await renderSvg(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${size}" height="${size}" viewBox="0 0 64 64">` +
+      '<defs><radialGradient id="face" cx="0.4" cy="0.35" r="0.7"><stop offset="0" stop-color="#fff3a0"/><stop offset="0.6" stop-color="#fcc21b"/><stop offset="1" stop-color="#e88a0c"/></radialGradient></defs>' +
+      '<circle cx="32" cy="32" r="29" fill="url(#face)"/>' +
+      '<ellipse cx="22" cy="26" rx="4" ry="6" fill="#4a2c0a"/><ellipse cx="42" cy="26" rx="4" ry="6" fill="#4a2c0a"/>' +
+      '<path d="M17 38Q32 54 47 38" fill="none" stroke="#4a2c0a" stroke-width="4" stroke-linecap="round"/></svg>',
+  );
+  return sharp(rgba, { raw: { width, height, channels: 4 } }).png().toBuffer();
+}
+
+/**
+ * A sprite drawn pixel by pixel: a handful of colours in blocks of one to three pixels, hard
+ * edges, binary alpha around it. Enlarged `scale` times by repeating pixels.
+ */
+export async function pixelSprite(size: number, seed: number, scale = 1): Promise<Buffer> {
+  const random = randomSequence(seed);
+  const palette = [
+    [34, 32, 52],
+    [89, 86, 82],
+    [172, 50, 50],
+    [223, 113, 38],
+    [251, 242, 54],
+  ] as const;
+  const rgba = Buffer.alloc(size * size * 4);
+  const centre = size / 2;
+  for (let y = 0; y < size; y += 1) {
+    for (let x = 0; x < size; x += 1) {
+      if (Math.hypot(x + 0.5 - centre, y + 0.5 - centre) > size * 0.45) continue;
+      const [r, g, b] = palette[Math.floor(random() * palette.length)] as readonly [number, number, number];
+      // Runs of one to three pixels of a colour along the row.
+      const run = 1 + Math.floor(random() * 3);
+      for (let k = 0; k < run && x + k < size; k++) rgba.set([r, g, b, 255], (y * size + x + k) * 4);
+      x += run - 1;
+    }
+  }
+  const image = sharp(rgba, { raw: { width: size, height: size, channels: 4 } });
+  return (scale === 1 ? image : image.resize(size * scale, size * scale, { kernel: 'nearest' })).png().toBuffer();
+}
+
+/** An anti-aliased icon: a rounded square with a gradient and a ring, on transparency. */
+export async function antiAliasedIcon(size: number): Promise<Buffer> {
+  const { rgba, width, height } = await renderSvg(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${size}" height="${size}" viewBox="0 0 64 64">` +
+      '<defs><linearGradient id="g" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="#5da9f0"/><stop offset="1" stop-color="#1d5fa8"/></linearGradient></defs>' +
+      '<rect x="5" y="5" width="54" height="54" rx="12" fill="url(#g)"/>' +
+      '<circle cx="32" cy="30" r="14" fill="none" stroke="#ffffff" stroke-width="5"/>' +
+      '<path d="M42 40L53 51" stroke="#ffcf33" stroke-width="6" stroke-linecap="round"/></svg>',
+  );
+  return sharp(rgba, { raw: { width, height, channels: 4 } }).png().toBuffer();
+}
+
+/** Flat-colour vector artwork with a sky gradient (a skyline), saved as JPEG as illustrations often are. */
+export async function flatIllustrationJpeg(width: number, height: number, seed: number): Promise<Buffer> {
+  const random = randomSequence(seed);
+  const buildings: string[] = [];
+  const colours = ['#c0504d', '#9b3d5a', '#e8a25c', '#7a2f4f', '#f2c36b'];
+  for (let x = 0; x < width; ) {
+    const w = 40 + random() * 70;
+    const h = height * (0.3 + random() * 0.5);
+    buildings.push(`<rect x="${x.toFixed(0)}" y="${(height - h).toFixed(0)}" width="${w.toFixed(0)}" height="${h.toFixed(0)}" fill="${colours[Math.floor(random() * colours.length)]}"/>`);
+    for (let wy = height - h + 12; wy < height - 10; wy += 18) {
+      buildings.push(`<rect x="${(x + 8).toFixed(0)}" y="${wy.toFixed(0)}" width="${(w - 16).toFixed(0)}" height="7" fill="#fbe3a8"/>`);
+    }
+    x += w + 4;
+  }
+  const { rgba } = await renderSvg(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">` +
+      '<defs><linearGradient id="sky" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="#6d5c9c"/><stop offset="1" stop-color="#f6b38a"/></linearGradient></defs>' +
+      `<rect width="${width}" height="${height}" fill="url(#sky)"/><circle cx="${width * 0.7}" cy="${height * 0.45}" r="${height * 0.15}" fill="#fde7b0"/>${buildings.join('')}</svg>`,
+  );
+  return sharp(rgba, { raw: { width, height, channels: 4 } }).flatten().jpeg({ quality: 80 }).toBuffer();
+}
+
+/** Black line drawing on transparency, anti-aliased: ink without paper. */
+export async function inkOnTransparency(width: number, height: number, seed: number): Promise<Buffer> {
+  const { rgba } = await renderSvg(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">` +
+      `<path d="${handwritingPath({ x: 10, y: 5, width: width - 20, height: height - 10 }, seed, 36)}" fill="none" stroke="#111" stroke-width="3" stroke-linecap="round"/></svg>`,
+  );
+  return sharp(rgba, { raw: { width, height, channels: 4 } }).png().toBuffer();
+}
+
+/** A handwritten sheet lying on a lighter mount, as archives photograph letters: two papers and ink. */
+export async function letterOnMount(seed: number): Promise<{ image: Buffer; sheet: { x: number; y: number; width: number; height: number } }> {
+  const width = 600;
+  const height = 760;
+  const sheet = { x: 150, y: 160, width: 300, height: 440 };
+  const { rgba: strokes } = await renderSvg(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">` +
+      `<path d="${handwritingPath({ x: sheet.x + 15, y: sheet.y + 10, width: sheet.width - 30, height: sheet.height - 20 }, seed, 32)}" fill="none" stroke="#000" stroke-width="2.4" stroke-linecap="round"/></svg>`,
+  );
+  const random = randomSequence(seed + 1);
+  const grey = Buffer.alloc(width * height);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const onSheet = x >= sheet.x && x < sheet.x + sheet.width && y >= sheet.y && y < sheet.y + sheet.height;
+      const paper = (onSheet ? 112 : 196) + (random() - 0.5) * 8;
+      const coverage = (strokes[(y * width + x) * 4 + 3] as number) / 255;
+      grey[y * width + x] = Math.round(paper + (16 - paper) * coverage);
+    }
+  }
+  return { image: await sharp(grey, { raw: { width, height, channels: 1 } }).jpeg({ quality: 80 }).toBuffer(), sheet };
+}
