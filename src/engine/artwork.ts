@@ -99,6 +99,9 @@ export function fittingTolerance(segmentLength: number): number {
   return 0.4 + 0.1 * segmentLength;
 }
 
+/** How far (working pixels) a side from one corner to the next may waver and still be drawn straight. */
+const STRAIGHT_SIDE_PIXELS = 0.25;
+
 /** Curve fitting on the traced grid, which has `perPixel` traced pixels per working pixel. */
 function curveOptions(params: TraceParams, perPixel: number): CurveOptions {
   return {
@@ -112,6 +115,7 @@ function curveOptions(params: TraceParams, perPixel: number): CurveOptions {
     // Half a working pixel, where the grid is finer than the image: the waver of an edge
     // resampled from pixels has their period, and goes; shapes a few pixels across keep their form.
     smoothing: perPixel > 1 ? perPixel / 2 : 0,
+    straightTolerance: STRAIGHT_SIDE_PIXELS * perPixel,
   };
 }
 

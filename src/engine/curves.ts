@@ -24,6 +24,12 @@ export interface CurveOptions {
    * grid finer than the source, an edge taken from the source's pixels wavers with their period.
    */
   smoothing: number;
+  /**
+   * A run from one corner to the next that keeps within this distance (traced pixels) of its
+   * chord is a straight side: a notch of the grid beside a corner, or the waver of an edge taken
+   * from anti-aliased pixels, is a fraction of a working pixel, and a side must not bend by it.
+   */
+  straightTolerance: number;
 }
 
 type Point = [number, number];
@@ -120,10 +126,67 @@ function intersect(a: Point, u: Point, b: Point, v: Point): Point | null {
 }
 
 /**
+ * The turn summed over the vertices within `span` of each vertex along the outline, with the
+ * first and last vertex of that window.
+ */
+function windowTurns(turns: Float64Array, lengths: Float64Array, span: number): { sum: Float64Array; first: Int32Array; last: Int32Array } {
+  const n = turns.length;
+  const sum = new Float64Array(n);
+  const first = new Int32Array(n);
+  const last = new Int32Array(n);
+  for (let i = 0; i < n; i++) {
+    let total = turns[i] as number;
+    let j = i;
+    for (let distance = 0, steps = 0; steps < n - 1; steps++) {
+      const previous = (j - 1 + n) % n;
+      distance += lengths[previous] as number;
+      if (distance > span) break;
+      j = previous;
+      total += turns[j] as number;
+    }
+    first[i] = j;
+    let k = i;
+    for (let distance = 0, steps = 0; steps < n - 1; steps++) {
+      distance += lengths[k] as number;
+      if (distance > span) break;
+      k = (k + 1) % n;
+      total += turns[k] as number;
+    }
+    last[i] = k;
+    sum[i] = total;
+  }
+  return { sum, first, last };
+}
+
+/**
+ * A corner's turn is concentrated: most of what the outline turns within `cornerSpan` it turns
+ * within half of it. Along a circle the turn grows with the span (half the span, half the
+ * turn), so a dot a few pixels across, whose every window turns past the corner angle, stays round.
+ */
+const CORNER_CONCENTRATION = 0.6;
+
+/**
+ * How much the outline turns at vertex i, between the chord from `span` before it and the chord
+ * to `span` after it: measured on chords, not summed over vertices, so the grid's steps (turns
+ * of 45° or 90° each) average out.
+ */
+function chordTurn(loop: Point[], i: number, span: number): number {
+  const here = loop[i] as Point;
+  const before = pointAlong(loop, i, span, -1);
+  const after = pointAlong(loop, i, span, 1);
+  let difference = Math.atan2(after[1] - here[1], after[0] - here[0]) - Math.atan2(here[1] - before[1], here[0] - before[0]);
+  if (difference > Math.PI) difference -= 2 * Math.PI;
+  if (difference < -Math.PI) difference += 2 * Math.PI;
+  return Math.abs(difference);
+}
+
+/**
  * Corners, sharpened. The grid and the resampling round a corner off into a few vertices that
  * each turn a little: the turn is summed over `cornerSpan` either side of every vertex, and
  * where the sum exceeds the corner angle (the largest such sum around), those vertices give
- * way to one: where the straight-ish outline before the corner meets the one after it.
+ * way to one: where the straight-ish outline before the corner meets the one after it. A
+ * corner's turn must also be concentrated (CORNER_CONCENTRATION), and corners claim only the
+ * core of their windows, so a small round dot keeps no corners and a small square keeps four.
  */
 function sharpenCorners(loop: Point[], options: CurveOptions): { loop: Point[]; corners: number[] } {
   const n = loop.length;
@@ -131,36 +194,24 @@ function sharpenCorners(loop: Point[], options: CurveOptions): { loop: Point[]; 
   const limit = (options.cornerAngle * Math.PI) / 180;
   const turns = vertexTurns(loop);
   const lengths = edgeLengths(loop);
-  // The window of each vertex: the vertices within cornerSpan of it along the outline.
-  const windowTurn = new Float64Array(n);
-  const first = new Int32Array(n);
-  const last = new Int32Array(n);
-  for (let i = 0; i < n; i++) {
-    let sum = turns[i] as number;
-    let j = i;
-    for (let distance = 0, steps = 0; steps < n - 1; steps++) {
-      const previous = (j - 1 + n) % n;
-      distance += lengths[previous] as number;
-      if (distance > options.cornerSpan) break;
-      j = previous;
-      sum += turns[j] as number;
-    }
-    first[i] = j;
-    let k = i;
-    for (let distance = 0, steps = 0; steps < n - 1; steps++) {
-      distance += lengths[k] as number;
-      if (distance > options.cornerSpan) break;
-      k = (k + 1) % n;
-      sum += turns[k] as number;
-    }
-    last[i] = k;
-    windowTurn[i] = sum;
-  }
+  const { sum: windowTurn, first: windowFirst, last: windowLast } = windowTurns(turns, lengths, options.cornerSpan);
+  // The core of a window (half its span) is what a corner claims: two corners a span apart
+  // (the ends of a side a few pixels long) both stay corners.
+  const { first, last } = windowTurns(turns, lengths, options.cornerSpan / 2);
+  // How sharply each vertex turns over half the span, on chords: a corner's strength, and what
+  // tells it from a curve (see CORNER_CONCENTRATION).
+  const core = Float64Array.from(loop, (_, i) => chordTurn(loop, i, options.cornerSpan / 2));
+  const isCorner = (i: number): boolean =>
+    Math.abs(windowTurn[i] as number) > limit &&
+    (core[i] as number) >= CORNER_CONCENTRATION * Math.max(limit, chordTurn(loop, i, options.cornerSpan));
+  // The sharpest first: on a corner's window, the vertex where it turns (not one at the window's
+  // edge, which would claim the outline on both sides of it).
+  const strength = (i: number): number => (core[i] as number) + 1e-3 * Math.abs(turns[i] as number);
   // Corners: windows turning beyond the limit, each the strongest among the windows it overlaps.
   const claimed = new Uint8Array(n);
   const order = Array.from({ length: n }, (_, i) => i)
-    .filter((i) => Math.abs(windowTurn[i] as number) > limit)
-    .sort((a, b) => Math.abs(windowTurn[b] as number) - Math.abs(windowTurn[a] as number));
+    .filter(isCorner)
+    .sort((a, b) => strength(b) - strength(a));
   const chosen: number[] = [];
   for (const i of order) {
     let free = true;
@@ -180,9 +231,17 @@ function sharpenCorners(loop: Point[], options: CurveOptions): { loop: Point[]; 
   const replaceFrom = new Int32Array(n).fill(-1);
   const position = new Map<number, Point>();
   const keepAsIs: number[] = [];
-  for (const i of chosen) {
-    const a = first[i] as number;
-    const b = last[i] as number;
+  // A corner replaces its whole window, but no further than halfway to the next corner either
+  // side: the cores keep two corners a span apart, their windows may overlap.
+  const inOrder = [...chosen].sort((x, y) => x - y);
+  const back = (from: number, to: number): number => (from - to + n) % n;
+  for (const [k, i] of inOrder.entries()) {
+    const previous = inOrder[(k - 1 + inOrder.length) % inOrder.length] as number;
+    const next = inOrder[(k + 1) % inOrder.length] as number;
+    const roomBefore = inOrder.length > 1 ? Math.floor((back(i, previous) - 1) / 2) : n;
+    const roomAfter = inOrder.length > 1 ? Math.floor((back(next, i) - 1) / 2) : n;
+    const a = back(i, windowFirst[i] as number) <= roomBefore ? (windowFirst[i] as number) : (i - roomBefore + n) % n;
+    const b = back(windowLast[i] as number, i) <= roomAfter ? (windowLast[i] as number) : (i + roomAfter) % n;
     // Turning back on itself within the window (the end of a line a pixel wide) is two corners,
     // not one: its sharpest vertices stay corners where they are.
     if (Math.abs(windowTurn[i] as number) > U_TURN) {
@@ -245,7 +304,9 @@ function unit(dx: number, dy: number): Point {
 function appendRun(run: Point[], options: CurveOptions, tangents: { start?: Point; end?: Point }, out: PathGeometry): void {
   const first = run[0] as Point;
   const last = run[run.length - 1] as Point;
-  if (run.every((point) => distanceToChord(point, first, last) <= options.tolerance)) {
+  const betweenCorners = !tangents.start && !tangents.end;
+  const straight = betweenCorners ? Math.max(options.tolerance, options.straightTolerance) : options.tolerance;
+  if (run.every((point) => distanceToChord(point, first, last) <= straight)) {
     out.commands.push(PathCommand.line);
     out.coords.push(last[0], last[1]);
     return;
@@ -324,13 +385,18 @@ function splicePoints(points: Point[], isCut: Uint8Array, options: CurveOptions)
   const splices: number[] = [];
   let turned = 0;
   let previous: number | undefined;
+  let sinceCut = span;
   for (let i = 0; i < n; i++) {
     if (isCut[i]) {
       turned = 0;
       previous = undefined;
+      sinceCut = 0;
       continue;
     }
-    const a = points[(((i - span) % n) + n) % n] as Point;
+    // The heading is taken from samples after the last cut only: across a corner it would read
+    // the corner's own turn and cut the side again a span after it.
+    sinceCut = Math.min(span, sinceCut + 1);
+    const a = points[(((i - sinceCut) % n) + n) % n] as Point;
     const b = points[i] as Point;
     const heading = Math.atan2(b[1] - a[1], b[0] - a[0]);
     if (previous !== undefined) {
