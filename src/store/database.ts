@@ -31,7 +31,14 @@ pg.types.setTypeParser(20, (value) => Number(value));
  */
 export function sqliteDriver(): typeof SQLiteDatabase {
   const require = createRequire(import.meta.url);
-  return require(Number(process.versions.napi) >= 10 ? 'better-sqlite3' : 'better-sqlite3-node20') as typeof SQLiteDatabase;
+  if (Number(process.versions.napi) >= 10) return require('better-sqlite3') as typeof SQLiteDatabase;
+  try {
+    return require('better-sqlite3-node20') as typeof SQLiteDatabase;
+  } catch (error) {
+    // An optional package: its install (a download, else a compile) may have failed.
+    const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
+    throw new Error(`SQLite on Node ${process.versions.node} needs better-sqlite3-node20, which cannot be loaded (${reason}): run npm ci again under this Node, or use Node 24`, { cause: error });
+  }
 }
 
 export function sqlitePath(databaseUrl: string): string {
