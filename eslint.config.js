@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'data/', 'coverage/', 'clients/typescript/dist/'] },
+  { ignores: ['node_modules/', 'data/', 'coverage/', 'dist/', '.cache/', 'clients/typescript/dist/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

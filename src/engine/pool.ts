@@ -22,7 +22,7 @@ export interface EngineObserver {
 
 export interface EngineDependencies {
   observer?: EngineObserver;
-  /** The worker script; the default is worker.ts beside this file, run through tsx. */
+  /** The worker script; the default is the worker beside this file (worker.ts through tsx, or compiled worker.js). */
   workerPath?: string;
   execArgv?: string[];
 }
@@ -47,12 +47,15 @@ interface WorkerSlot {
 const RESPAWN_DELAY_MS = 250;
 /** After this many workers in a row die before ready, waiting conversions are failed, not left hanging. */
 const STARTUP_FAILURES_BEFORE_GIVING_UP = 3;
+/** 'ts' when run from src/ through tsx, 'js' when run from the compiled dist/ (`npm start`). */
+const OWN_EXTENSION = import.meta.url.endsWith('.js') ? 'js' : 'ts';
 
 export function createEngine(options: EngineOptions, dependencies: EngineDependencies = {}): Engine & {
   convert(request: TraceRequest, callOptions?: ConvertCallOptions): Promise<TraceResult>;
 } {
-  const workerPath = dependencies.workerPath ?? fileURLToPath(new URL('./worker.ts', import.meta.url));
-  const execArgv = dependencies.execArgv ?? ['--import', 'tsx'];
+  const workerPath = dependencies.workerPath ?? fileURLToPath(new URL(`./worker.${OWN_EXTENSION}`, import.meta.url));
+  // Compiled, the worker is plain JavaScript; from the sources it needs tsx's loader, as we do.
+  const execArgv = dependencies.execArgv ?? (OWN_EXTENSION === 'js' ? [] : ['--import', 'tsx']);
   const workerCount = Math.max(1, Math.floor(options.workers));
   const queue: Job[] = [];
   const slots = new Set<WorkerSlot>();

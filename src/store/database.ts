@@ -1,7 +1,8 @@
 // Opens the store named by DATABASE_URL: SQLite (embedded default) or PostgreSQL, one Kysely API.
 import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
-import SQLite from 'better-sqlite3';
+import type SQLiteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, type Transaction } from 'kysely';
 import pg from 'pg';
 import { migrateToLatest } from './migrations.ts';
@@ -21,6 +22,25 @@ export interface Store {
 // int8 (COUNT, SUM, bigint columns) as numbers: every value we keep fits in 2^53.
 pg.types.setTypeParser(20, (value) => Number(value));
 
+/**
+ * better-sqlite3 for the running Node. 13 is built on Node-API 10 (Node ≥ 22.14) and crashes
+ * on Node 20, which lacks it; 12 is built for one Node ABI and aborts on Node ≥ 24.19, where
+ * its statements' finalizers trip Node's new ObjectWrap cleanup hook. So both are installed, 12
+ * as the optional `better-sqlite3-node20`, and each runtime loads the one that works on it.
+ * Loaded on first use, so a PostgreSQL deployment never loads either.
+ */
+export function sqliteDriver(): typeof SQLiteDatabase {
+  const require = createRequire(import.meta.url);
+  if (Number(process.versions.napi) >= 10) return require('better-sqlite3') as typeof SQLiteDatabase;
+  try {
+    return require('better-sqlite3-node20') as typeof SQLiteDatabase;
+  } catch (error) {
+    // An optional package: its install (a download, else a compile) may have failed.
+    const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
+    throw new Error(`SQLite on Node ${process.versions.node} needs better-sqlite3-node20, which cannot be loaded (${reason}): run npm ci again under this Node, or use Node 24`, { cause: error });
+  }
+}
+
 export function sqlitePath(databaseUrl: string): string {
   return resolve(databaseUrl.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, ''));
 }
@@ -31,6 +51,7 @@ export async function openStore(databaseUrl: string, options: { migrate?: boolea
   if (databaseUrl.startsWith('sqlite:')) {
     const path = sqlitePath(databaseUrl);
     mkdirSync(dirname(path), { recursive: true });
+    const SQLite = sqliteDriver();
     const database = new SQLite(path);
     database.pragma('journal_mode = WAL');
     database.pragma('busy_timeout = 5000');

@@ -1,6 +1,6 @@
 // The admin command line as an operator runs it: a separate process on the same DATABASE_URL.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
@@ -34,6 +34,11 @@ async function cli(databaseUrl: string, args: string[], viaNpm = false): Promise
     return { code: failure.code, stdout: failure.stdout, stderr: failure.stderr };
   }
 }
+
+// `npm run cli` runs the compiled CLI (dist/cli/main.js): build it from the sources under test.
+before(() => {
+  execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'ignore' });
+});
 
 for (const dialect of await dialects()) {
   describe(`admin CLI (${dialect.dialect})`, { skip: dialect.skip }, () => {

@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { createServer, Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import SQLite from 'better-sqlite3';
 import { findAccountByEmail, updateAccount } from '../../src/accounts/accounts.ts';
 import { ledgerSum } from '../../src/accounts/credits.ts';
 import { revokeKey } from '../../src/accounts/keys.ts';
-import { sqlitePath } from '../../src/store/database.ts';
+import { sqliteDriver, sqlitePath } from '../../src/store/database.ts';
 import { corpusFile, getResult, postVectorize, request, type JsonResponse } from '../helpers/http.ts';
 import { liftFreeLimits, startTestService, testClock, type TestService } from '../helpers/service.ts';
 import { dialects } from '../helpers/stores.ts';
@@ -259,6 +258,7 @@ for (const dialect of await dialects()) {
         const service = await startTestService(database);
         const key = await service.accountWithKey('locked@example.com', { credits: 5 });
         // Another process holding the write lock past busy_timeout is a store that cannot take writes.
+        const SQLite = sqliteDriver();
         const holder = new SQLite(sqlitePath(database.url));
         holder.exec('BEGIN EXCLUSIVE');
         try {

@@ -1,17 +1,20 @@
 // The pages' static assets: the stylesheet as written, and the browser scripts built from
 // TypeScript (src/http/web/client/) by esbuild at start, into a folder of the temp dir. Both are
 // served by @fastify/static under /static/, with a version in the URL so they can be cached
-// for a year and still change with a new release.
+// for a year and still change with a new release. Run compiled (dist/), the same folders sit
+// beside this module: `npm run build` compiles the scripts to JavaScript, which esbuild bundles
+// alike, and copies public/ and views/ there, so dist/ needs nothing from src/.
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { build, stop } from 'esbuild';
 
 export const PUBLIC_DIR = fileURLToPath(new URL('./public/', import.meta.url));
 const CLIENT_DIR = fileURLToPath(new URL('./client/', import.meta.url));
-const ENTRY_POINTS = ['try.ts', 'keys.ts'];
+const EXTENSION = import.meta.url.endsWith('.js') ? 'js' : 'ts';
+const ENTRY_POINTS = [`try.${EXTENSION}`, `keys.${EXTENSION}`];
 
 export interface WebAssets {
   /** Folders @fastify/static serves under /static/. */
@@ -36,6 +39,8 @@ export function buildWebAssets(): Promise<WebAssets> {
       sourcemap: false,
       logLevel: 'silent',
     });
+    // Built once: esbuild's service process would otherwise idle beside the server (~13 MB).
+    await stop();
     const hash = createHash('sha256');
     for (const dir of [PUBLIC_DIR, outdir]) {
       for (const name of readdirSync(dir).sort()) hash.update(name).update(readFileSync(join(dir, name)));
