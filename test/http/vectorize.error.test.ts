@@ -8,9 +8,11 @@ import { revokeKey } from '../../src/accounts/keys.ts';
 import { sqlitePath } from '../../src/store/database.ts';
 import { corpusFile, getResult, postVectorize, request, type JsonResponse } from '../helpers/http.ts';
 import { liftFreeLimits, startTestService, testClock, type TestService } from '../helpers/service.ts';
+import { pngOfSize } from '../helpers/png.ts';
 import { dialects } from '../helpers/stores.ts';
 
 const PNG = corpusFile('edge/tiny_tango_address_book_32.png');
+const UPLOAD_LIMIT = 10 * 1024 * 1024;
 const EMAIL = 'errors@example.com';
 
 function assertError(res: JsonResponse, status: number, pattern?: RegExp): void {
@@ -172,17 +174,17 @@ for (const dialect of await dialects()) {
       });
     });
 
-    describe('413', () => {
-      const big = Buffer.alloc(10 * 1024 * 1024 + 1, 0);
-      PNG.copy(big);
-      it('refuses an upload over 10 MB', async () => {
-        assertError(await postVectorize(service.url, key, { image: big }), 413, /10 MB/);
-      });
-      it('refuses it while streaming when no Content-Length is given', async () => {
+    describe('413 at the limit of 10 × 1024 × 1024 bytes, counted on the file', () => {
+      // The same valid PNG either side of the limit: only the size differs.
+      const atLimit = pngOfSize(PNG, UPLOAD_LIMIT);
+      const overLimit = pngOfSize(PNG, UPLOAD_LIMIT + 1);
+
+      /** The upload streamed in 1 MB chunks with no Content-Length, so only the cap while reading can refuse it. */
+      async function postStreamed(image: Buffer): Promise<JsonResponse> {
         const boundary = 'B0undary';
         const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="image"; filename="big.png"\r\nContent-Type: image/png\r\n\r\n`);
         const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
-        const chunks = [head, ...Array.from({ length: 12 }, (_, i) => big.subarray(i * 1024 * 1024, (i + 1) * 1024 * 1024)), tail];
+        const chunks = [head, ...Array.from({ length: Math.ceil(image.length / 2 ** 20) }, (_, i) => image.subarray(i * 2 ** 20, (i + 1) * 2 ** 20)), tail];
         const body = new ReadableStream({
           pull(controller) {
             const next = chunks.shift();
@@ -190,31 +192,42 @@ for (const dialect of await dialects()) {
             else controller.close();
           },
         });
-        const res = await request(service.url, '/api/v1/vectorize', {
+        return request(service.url, '/api/v1/vectorize', {
           method: 'POST',
           headers: { authorization: `Bearer ${key}`, 'content-type': `multipart/form-data; boundary=${boundary}` },
           body,
           duplex: 'half',
         } as RequestInit);
-        assertError(res, 413);
+      }
+
+      it('converts a file of exactly the limit, and records its size', async () => {
+        const res = await postVectorize(service.url, key, { image: atLimit });
+        assert.equal(res.status, 200, JSON.stringify(res.body));
+        assert.deepEqual([res.body.width, res.body.height], [32, 32]);
+        assert.equal((await getResult(service.url, key, String(res.body.id))).body.file_size, UPLOAD_LIMIT);
       });
-      it('accepts an image of exactly the limit’s order when under it', async () => {
-        const res = await postVectorize(service.url, key, { image: corpusFile('edge/tiny_tango_address_book_32.png') });
-        assert.equal(res.status, 200);
+      it('refuses one byte more with 413', async () => {
+        assertError(await postVectorize(service.url, key, { image: overLimit }), 413, /10 MB/);
+      });
+      it('streamed without Content-Length: exactly the limit converts, one byte more is 413', async () => {
+        const ok = await postStreamed(atLimit);
+        assert.equal(ok.status, 200, JSON.stringify(ok.body));
+        assert.equal((await getResult(service.url, key, String(ok.body.id))).body.file_size, UPLOAD_LIMIT);
+        assertError(await postStreamed(overLimit), 413, /10 MB/);
       });
     });
 
     it('spent no credit on any failed request', async () => {
-      // Three requests of this suite succeeded on this account; everything else failed.
+      // Four requests of this suite succeeded on this account (two 404 cases, two at the upload limit); everything else failed.
       const account = await findAccountByEmail(service.store.db, EMAIL);
       const entries = await service.store.db.selectFrom('ledger').select('kind').where('account_id', '=', account!.id).execute();
       const count = (kind: string) => entries.filter((e) => e.kind === kind).length;
       assert.ok(count('refund') >= 10);
-      assert.equal(count('debit') - count('refund'), 3);
+      assert.equal(count('debit') - count('refund'), 4);
       const held = await service.store.db.selectFrom('reservations').select('id').where('state', '=', 'held').execute();
       assert.equal(held.length, 0);
-      assert.equal(account?.credits, 97);
-      assert.equal(await ledgerSum(service.store.db, account!.id), 97);
+      assert.equal(account?.credits, 96);
+      assert.equal(await ledgerSum(service.store.db, account!.id), 96);
     });
   });
 
