@@ -3,7 +3,7 @@ import { createServer, Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import SQLite from 'better-sqlite3';
 import { findAccountByEmail, updateAccount } from '../../src/accounts/accounts.ts';
-import { ledgerSum } from '../../src/accounts/credits.ts';
+import { addCredits, ledgerSum } from '../../src/accounts/credits.ts';
 import { revokeKey } from '../../src/accounts/keys.ts';
 import { sqlitePath } from '../../src/store/database.ts';
 import { corpusFile, getResult, postVectorize, request, type JsonResponse } from '../helpers/http.ts';
@@ -123,10 +123,30 @@ for (const dialect of await dialects()) {
 
     describe('402', () => {
       it('answers insufficient_credits with the balance, and spends nothing', async () => {
-        const broke = await service.accountWithKey('broke@example.com', { credits: 0 });
+        const broke = await service.accountWithKey('broke@example.com', { credits: 1 });
+        const last = await postVectorize(service.url, broke, { image: PNG });
+        assert.equal(last.status, 200, JSON.stringify(last.body));
+        assert.equal(last.body.credits_remaining, 0);
+
         const res = await postVectorize(service.url, broke, { image: PNG });
         assert.equal(res.status, 402);
-        assert.deepEqual({ error: res.body.error, credits_remaining: res.body.credits_remaining }, { error: 'insufficient_credits', credits_remaining: 0 });
+        assert.deepEqual(res.body, { error: 'insufficient_credits', credits_remaining: 0, request_id: res.body.request_id });
+        // The refusal left the balance at zero and wrote nothing: no debit, no refund, no reservation.
+        const account = (await findAccountByEmail(service.store.db, 'broke@example.com'))!;
+        assert.equal(account.credits, 0);
+        assert.equal(await ledgerSum(service.store.db, account.id), 0);
+        const ledger = await service.store.db.selectFrom('ledger').select('kind').where('account_id', '=', account.id).orderBy('id').execute();
+        assert.deepEqual(ledger.map((e) => e.kind), ['grant', 'debit']);
+        const reservations = await service.store.db.selectFrom('reservations').select('state').where('account_id', '=', account.id).execute();
+        assert.deepEqual(reservations.map((r) => r.state), ['settled']);
+
+        // One credit added is one conversion, back to exactly zero.
+        await addCredits(service.store.db, account.id, 1, 'grant', 'test');
+        const again = await postVectorize(service.url, broke, { image: PNG });
+        assert.equal(again.status, 200, JSON.stringify(again.body));
+        assert.equal(again.body.credits_remaining, 0);
+        assert.equal((await postVectorize(service.url, broke, { image: PNG })).status, 402);
+        assert.equal((await findAccountByEmail(service.store.db, 'broke@example.com'))?.credits, 0);
       });
     });
 

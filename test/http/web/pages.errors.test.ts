@@ -155,6 +155,7 @@ describe('pages: bad input', () => {
     await service.store.db.updateTable('accounts').set({ credits: 0 }).where('id', '=', account!.id).execute();
     clock.advance(2_000);
     await refused(() => convert({}), 402, /No credits left/);
+    assert.equal((await findAccountByEmail(service.store.db, 'words@example.com'))?.credits, 0, 'the balance stays at zero');
   });
 
   it('an expired or used reset link says so and changes no password', async () => {
