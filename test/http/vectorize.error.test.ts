@@ -329,8 +329,12 @@ for (const dialect of await dialects()) {
         const res = await postVectorize(service.url, key, { image: PNG });
         assertError(res, 503);
         assert.ok(res.headers.get('retry-after'));
-        const health = await request(service.url, '/healthz');
-        assert.ok(health.status === 200 || health.status === 503);
+        // Liveness stays 200: the process answers, and restarting it would not bring the store back.
+        // Readiness is what says the store is gone.
+        assert.deepEqual(await request(service.url, '/healthz').then((r) => [r.status, r.body]), [200, { status: 'ok' }]);
+        const ready = await request(service.url, '/readyz');
+        assert.equal(ready.status, 503);
+        assert.equal((ready.body.checks as { store: string }).store, 'unreachable');
       } finally {
         await service.close().catch(() => {});
         await database.drop();
