@@ -16,8 +16,12 @@ import { createSqliteDatabase } from '../helpers/stores.ts';
 const SEED = Number(process.env.FUZZ_SEED ?? 20261121);
 const REQUESTS = Number(process.env.FUZZ_REQUESTS ?? 2000);
 const CONCURRENCY = 8;
-/** The run stops here whatever is left, so a slow machine fails instead of hanging the suite. */
-const TIME_BUDGET_MS = 110_000;
+/**
+ * The run stops here whatever is left, so a slow machine fails with the statuses so far instead
+ * of at the runner's timeout (scripts/run-tests.ts). With other work keeping both cores busy
+ * (load average 12), 1425 requests took 110 s.
+ */
+const TIME_BUDGET_MS = 300_000;
 const CREDITS = 1_000_000;
 const EMAIL = 'fuzz@example.com';
 

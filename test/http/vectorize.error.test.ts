@@ -2,14 +2,16 @@ import assert from 'node:assert/strict';
 import { createServer, Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { findAccountByEmail, updateAccount } from '../../src/accounts/accounts.ts';
-import { ledgerSum } from '../../src/accounts/credits.ts';
+import { addCredits, ledgerSum } from '../../src/accounts/credits.ts';
 import { revokeKey } from '../../src/accounts/keys.ts';
 import { sqliteDriver, sqlitePath } from '../../src/store/database.ts';
 import { corpusFile, getResult, postVectorize, request, type JsonResponse } from '../helpers/http.ts';
 import { liftFreeLimits, startTestService, testClock, type TestService } from '../helpers/service.ts';
+import { pngOfSize } from '../helpers/png.ts';
 import { dialects } from '../helpers/stores.ts';
 
 const PNG = corpusFile('edge/tiny_tango_address_book_32.png');
+const UPLOAD_LIMIT = 10 * 1024 * 1024;
 const EMAIL = 'errors@example.com';
 
 function assertError(res: JsonResponse, status: number, pattern?: RegExp): void {
@@ -120,10 +122,30 @@ for (const dialect of await dialects()) {
 
     describe('402', () => {
       it('answers insufficient_credits with the balance, and spends nothing', async () => {
-        const broke = await service.accountWithKey('broke@example.com', { credits: 0 });
+        const broke = await service.accountWithKey('broke@example.com', { credits: 1 });
+        const last = await postVectorize(service.url, broke, { image: PNG });
+        assert.equal(last.status, 200, JSON.stringify(last.body));
+        assert.equal(last.body.credits_remaining, 0);
+
         const res = await postVectorize(service.url, broke, { image: PNG });
         assert.equal(res.status, 402);
-        assert.deepEqual({ error: res.body.error, credits_remaining: res.body.credits_remaining }, { error: 'insufficient_credits', credits_remaining: 0 });
+        assert.deepEqual(res.body, { error: 'insufficient_credits', credits_remaining: 0, request_id: res.body.request_id });
+        // The refusal left the balance at zero and wrote nothing: no debit, no refund, no reservation.
+        const account = (await findAccountByEmail(service.store.db, 'broke@example.com'))!;
+        assert.equal(account.credits, 0);
+        assert.equal(await ledgerSum(service.store.db, account.id), 0);
+        const ledger = await service.store.db.selectFrom('ledger').select('kind').where('account_id', '=', account.id).orderBy('id').execute();
+        assert.deepEqual(ledger.map((e) => e.kind), ['grant', 'debit']);
+        const reservations = await service.store.db.selectFrom('reservations').select('state').where('account_id', '=', account.id).execute();
+        assert.deepEqual(reservations.map((r) => r.state), ['settled']);
+
+        // One credit added is one conversion, back to exactly zero.
+        await addCredits(service.store.db, account.id, 1, 'grant', 'test');
+        const again = await postVectorize(service.url, broke, { image: PNG });
+        assert.equal(again.status, 200, JSON.stringify(again.body));
+        assert.equal(again.body.credits_remaining, 0);
+        assert.equal((await postVectorize(service.url, broke, { image: PNG })).status, 402);
+        assert.equal((await findAccountByEmail(service.store.db, 'broke@example.com'))?.credits, 0);
       });
     });
 
@@ -171,17 +193,17 @@ for (const dialect of await dialects()) {
       });
     });
 
-    describe('413', () => {
-      const big = Buffer.alloc(10 * 1024 * 1024 + 1, 0);
-      PNG.copy(big);
-      it('refuses an upload over 10 MB', async () => {
-        assertError(await postVectorize(service.url, key, { image: big }), 413, /10 MB/);
-      });
-      it('refuses it while streaming when no Content-Length is given', async () => {
+    describe('413 at the limit of 10 × 1024 × 1024 bytes, counted on the file', () => {
+      // The same valid PNG either side of the limit: only the size differs.
+      const atLimit = pngOfSize(PNG, UPLOAD_LIMIT);
+      const overLimit = pngOfSize(PNG, UPLOAD_LIMIT + 1);
+
+      /** The upload streamed in 1 MB chunks with no Content-Length, so only the cap while reading can refuse it. */
+      async function postStreamed(image: Buffer): Promise<JsonResponse> {
         const boundary = 'B0undary';
         const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="image"; filename="big.png"\r\nContent-Type: image/png\r\n\r\n`);
         const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
-        const chunks = [head, ...Array.from({ length: 12 }, (_, i) => big.subarray(i * 1024 * 1024, (i + 1) * 1024 * 1024)), tail];
+        const chunks = [head, ...Array.from({ length: Math.ceil(image.length / 2 ** 20) }, (_, i) => image.subarray(i * 2 ** 20, (i + 1) * 2 ** 20)), tail];
         const body = new ReadableStream({
           pull(controller) {
             const next = chunks.shift();
@@ -189,31 +211,42 @@ for (const dialect of await dialects()) {
             else controller.close();
           },
         });
-        const res = await request(service.url, '/api/v1/vectorize', {
+        return request(service.url, '/api/v1/vectorize', {
           method: 'POST',
           headers: { authorization: `Bearer ${key}`, 'content-type': `multipart/form-data; boundary=${boundary}` },
           body,
           duplex: 'half',
         } as RequestInit);
-        assertError(res, 413);
+      }
+
+      it('converts a file of exactly the limit, and records its size', async () => {
+        const res = await postVectorize(service.url, key, { image: atLimit });
+        assert.equal(res.status, 200, JSON.stringify(res.body));
+        assert.deepEqual([res.body.width, res.body.height], [32, 32]);
+        assert.equal((await getResult(service.url, key, String(res.body.id))).body.file_size, UPLOAD_LIMIT);
       });
-      it('accepts an image of exactly the limit’s order when under it', async () => {
-        const res = await postVectorize(service.url, key, { image: corpusFile('edge/tiny_tango_address_book_32.png') });
-        assert.equal(res.status, 200);
+      it('refuses one byte more with 413', async () => {
+        assertError(await postVectorize(service.url, key, { image: overLimit }), 413, /10 MB/);
+      });
+      it('streamed without Content-Length: exactly the limit converts, one byte more is 413', async () => {
+        const ok = await postStreamed(atLimit);
+        assert.equal(ok.status, 200, JSON.stringify(ok.body));
+        assert.equal((await getResult(service.url, key, String(ok.body.id))).body.file_size, UPLOAD_LIMIT);
+        assertError(await postStreamed(overLimit), 413, /10 MB/);
       });
     });
 
     it('spent no credit on any failed request', async () => {
-      // Three requests of this suite succeeded on this account; everything else failed.
+      // Four requests of this suite succeeded on this account (two 404 cases, two at the upload limit); everything else failed.
       const account = await findAccountByEmail(service.store.db, EMAIL);
       const entries = await service.store.db.selectFrom('ledger').select('kind').where('account_id', '=', account!.id).execute();
       const count = (kind: string) => entries.filter((e) => e.kind === kind).length;
       assert.ok(count('refund') >= 10);
-      assert.equal(count('debit') - count('refund'), 3);
+      assert.equal(count('debit') - count('refund'), 4);
       const held = await service.store.db.selectFrom('reservations').select('id').where('state', '=', 'held').execute();
       assert.equal(held.length, 0);
-      assert.equal(account?.credits, 97);
-      assert.equal(await ledgerSum(service.store.db, account!.id), 97);
+      assert.equal(account?.credits, 96);
+      assert.equal(await ledgerSum(service.store.db, account!.id), 96);
     });
   });
 
@@ -296,8 +329,12 @@ for (const dialect of await dialects()) {
         const res = await postVectorize(service.url, key, { image: PNG });
         assertError(res, 503);
         assert.ok(res.headers.get('retry-after'));
-        const health = await request(service.url, '/healthz');
-        assert.ok(health.status === 200 || health.status === 503);
+        // Liveness stays 200: the process answers, and restarting it would not bring the store back.
+        // Readiness is what says the store is gone.
+        assert.deepEqual(await request(service.url, '/healthz').then((r) => [r.status, r.body]), [200, { status: 'ok' }]);
+        const ready = await request(service.url, '/readyz');
+        assert.equal(ready.status, 503);
+        assert.equal((ready.body.checks as { store: string }).store, 'unreachable');
       } finally {
         await service.close().catch(() => {});
         await database.drop();

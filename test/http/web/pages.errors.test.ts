@@ -7,11 +7,13 @@ import { createPasswordReset, RESET_LINK_VALIDITY_MS } from '../../../src/accoun
 import { updatePlan } from '../../../src/accounts/plans.ts';
 import { corpusFile } from '../../helpers/http.ts';
 import { PageClient, csrfOf, errorOf } from '../../helpers/pages.ts';
+import { pngOfSize } from '../../helpers/png.ts';
 import { startTestService, testClock, type TestService } from '../../helpers/service.ts';
 import { createSqliteDatabase } from '../../helpers/stores.ts';
 
 const PASSWORD = 'long enough password';
 const PNG = corpusFile('edge/tiny_tango_address_book_32.png');
+const UPLOAD_LIMIT = 10 * 1024 * 1024;
 const TABLES = ['accounts', 'api_keys', 'ledger', 'conversions', 'reservations', 'password_resets', 'audit'] as const;
 
 describe('pages: bad input', () => {
@@ -80,27 +82,53 @@ describe('pages: bad input', () => {
     assert.match(ok.html, /value="vk_[A-Za-z0-9]{43}"/);
   });
 
-  it('an oversized upload on /try gets a 413 page with the parameters kept, and spends nothing', async () => {
+  it('/try at the upload limit: exactly 10 × 1024 × 1024 bytes converts; one byte more gets a 413 page with the parameters kept, and spends nothing', async () => {
     const client = new PageClient(service.url);
     await client.signUp('upload@example.com', PASSWORD);
     const token = csrfOf((await client.get('/try')).html);
-    const form = new FormData();
-    form.append('_csrf', token);
-    form.append('colorPrecision', '3');
-    form.append('image', new Blob([new Uint8Array(10 * 1024 * 1024 + 1)], { type: 'image/png' }), 'huge.png');
+    // The same valid PNG either side of the limit: only the size differs.
+    const atLimit = pngOfSize(PNG, UPLOAD_LIMIT);
+    const overLimit = pngOfSize(PNG, UPLOAD_LIMIT + 1);
+    const pageForm = (image: Buffer) => {
+      const form = new FormData();
+      form.append('_csrf', token);
+      form.append('colorPrecision', '3');
+      form.append('image', new Blob([new Uint8Array(image)], { type: 'image/png' }), 'limit.png');
+      return form;
+    };
+    const scriptForm = (image: Buffer) => {
+      const form = new FormData();
+      form.append('image', new Blob([new Uint8Array(image)], { type: 'image/png' }), 'limit.png');
+      return form;
+    };
+    const credits = async () => (await findAccountByEmail(service.store.db, 'upload@example.com'))?.credits;
+
+    // The form a browser posts without the script.
+    const converted = await client.postMultipart('/try', pageForm(atLimit));
+    assert.equal(converted.status, 200, errorOf(converted.text) ?? converted.text.slice(0, 400));
+    assert.equal(errorOf(converted.text), undefined);
+    assert.match(converted.text, /download="limit\.svg"/);
+    assert.match(converted.text, /id="result-credits">9</);
     const before = await counts();
-    const res = await client.postMultipart('/try', form);
+    const res = await client.postMultipart('/try', pageForm(overLimit));
     assert.equal(res.status, 413);
     assert.match(errorOf(res.text) ?? '', /larger than 10 MB/);
     assert.match(res.text, /id="colorPrecision"[^>]*value="3"/, 'the parameters are kept');
     assert.deepEqual(await counts(), before);
-    // With the script's header and Accept: JSON, the same words in JSON.
-    const json = new FormData();
-    json.append('image', new Blob([new Uint8Array(10 * 1024 * 1024 + 1)]), 'huge.png');
-    const scripted = await client.postMultipart('/try', json, { accept: 'application/json', 'x-csrf-token': token });
-    assert.equal(scripted.status, 413);
-    assert.match((JSON.parse(scripted.text) as { error: string }).error, /larger than 10 MB/);
-    assert.equal((await findAccountByEmail(service.store.db, 'upload@example.com'))?.credits, 10);
+    assert.equal(await credits(), 9);
+
+    // With the script's header and Accept: JSON, the same limit and the same words in JSON.
+    clock.advance(1_000);
+    const headers = { accept: 'application/json', 'x-csrf-token': token };
+    const scripted = await client.postMultipart('/try', scriptForm(atLimit), headers);
+    assert.equal(scripted.status, 200, scripted.text.slice(0, 400));
+    assert.equal((JSON.parse(scripted.text) as { credits_remaining: number }).credits_remaining, 8);
+    const scriptedBefore = await counts();
+    const scriptedOver = await client.postMultipart('/try', scriptForm(overLimit), headers);
+    assert.equal(scriptedOver.status, 413);
+    assert.match((JSON.parse(scriptedOver.text) as { error: string }).error, /larger than 10 MB/);
+    assert.deepEqual(await counts(), scriptedBefore);
+    assert.equal(await credits(), 8);
   });
 
   it('/try says what is wrong in words: a bad parameter, no credits (402), a limit (429)', async () => {
@@ -127,6 +155,7 @@ describe('pages: bad input', () => {
     await service.store.db.updateTable('accounts').set({ credits: 0 }).where('id', '=', account!.id).execute();
     clock.advance(2_000);
     await refused(() => convert({}), 402, /No credits left/);
+    assert.equal((await findAccountByEmail(service.store.db, 'words@example.com'))?.credits, 0, 'the balance stays at zero');
   });
 
   it('an expired or used reset link says so and changes no password', async () => {
