@@ -105,10 +105,16 @@ describe('output formats', () => {
         assert.ok(entities.length > 0);
         assert.ok(entities.every((entity) => entity.type === 'LWPOLYLINE' && entity.shape === true && entity.vertices.length >= 3));
         assert.equal(entities.length, countSubpaths(svg));
-        // A gradient shape goes on the layer of its mean colour: DXF has no gradients.
+        // A gradient shape goes on the layer of its mean colour: DXF has no gradients. The SVG's
+        // stops are rounded to whole levels and short offsets, the DXF's mean is taken before
+        // rounding, so a gradient's layer may differ from the mean read back here by one level.
         const fills = new Set(pathElements(svg).map(({ fill }) => `COLOR_${averageFill(svg, fill ?? '').slice(1).toUpperCase()}`));
-        assert.deepEqual(new Set(entities.map((entity) => entity.layer)), fills);
-        assert.ok([...fills].every((layer) => dxf.tables.layer.layers[layer]), 'every colour layer is declared');
+        const layers = new Set(entities.map((entity) => entity.layer));
+        const near = (a: string, b: string) =>
+          [0, 2, 4].every((at) => Math.abs(parseInt(a.slice(6 + at, 8 + at), 16) - parseInt(b.slice(6 + at, 8 + at), 16)) <= 1);
+        for (const layer of layers) assert.ok([...fills].some((fill) => near(layer, fill)), `layer ${layer} is the colour of a shape`);
+        for (const fill of fills) assert.ok([...layers].some((layer) => near(layer, fill)), `the shapes of ${fill} have a layer`);
+        assert.ok([...layers].every((layer) => dxf.tables.layer.layers[layer]), 'every colour layer is declared');
         t.diagnostic(`DXF: ${entities.length} closed polylines on ${fills.size} layers`);
       }
       const png = (await fileOf('image/png', logo.file)).bytes;
