@@ -9,7 +9,7 @@
 
 import { ColorMode, Hierarchical, PathSimplifyMode, vectorizeRaw, type Config } from '@neplex/vectorizer';
 import sharp from 'sharp';
-import { fitOutlines, type CurveOptions } from './curves.ts';
+import { CORNER_ISOLATION, fitOutlines, type CurveOptions } from './curves.ts';
 import type { TracedShape } from './geometry.ts';
 import { fitPaints, paintOpacity, type RegionPaint } from './gradient.ts';
 import { meanOf, MOMENT_STRIDE } from './moments.ts';
@@ -116,6 +116,7 @@ function curveOptions(params: TraceParams, perPixel: number): CurveOptions {
     // resampled from pixels has their period, and goes; shapes a few pixels across keep their form.
     smoothing: perPixel > 1 ? perPixel / 2 : 0,
     straightTolerance: STRAIGHT_SIDE_PIXELS * perPixel,
+    cornerIsolation: CORNER_ISOLATION,
   };
 }
 

@@ -7,7 +7,8 @@ import { enhanceInput, fitToBudget, fitToPixels, DECODE_PIXELS, prepareWithinBud
 import type { TraceParams } from './params.ts';
 import { traceArtwork, type ArtworkTrace } from './artwork.ts';
 import type { Rgb, TracedShape, VectorImage } from './geometry.ts';
-import { paintLineArt } from './line-art.ts';
+import { PathSimplifyMode } from '@neplex/vectorizer';
+import { fitInkOutlines, fitsInkOutlines, joinDiagonalInk, paintLineArt } from './line-art.ts';
 import { parseTracerSvg } from './tracer-output.ts';
 import { writeSvgDocument } from './writers/svg.ts';
 import { writeFile } from './writers/index.ts';
@@ -112,12 +113,21 @@ async function traceWorking(working: RgbaImage, kind: ImageKind, params: TracePa
   const workingScale = prepared.width / decoded.originalWidth;
   const curveMode = resolveCurveMode(params.curveMode, kind, prepared.dense);
   const config = buildTracerConfig(params, { kind, curveMode, workingScale, dense: prepared.dense });
+  // Ink on its own pixel grid: exact pixel outlines from the tracer, fitted here (line-art.ts).
+  const ownInkFit = kind === 'sketch' && fitsInkOutlines(curveMode, sketchUpscale);
+  if (ownInkFit) config.mode = PathSimplifyMode.None;
 
   let tracerSvg: string;
   try {
     tracerSvg = await runTracer(prepared.rgba, prepared.width, prepared.height, config);
   } catch (error) {
-    throw new EngineError('engine_failed', `the tracer failed: ${error instanceof Error ? error.message : String(error)}`);
+    try {
+      // Binary tracing fails on some ink whose pixels touch only at corners (line-art.ts).
+      if (kind !== 'sketch') throw error;
+      tracerSvg = await runTracer(joinDiagonalInk(prepared.rgba, prepared.width, prepared.height), prepared.width, prepared.height, config);
+    } catch {
+      throw new EngineError('engine_failed', `the tracer failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
   }
 
   let shapes: TracedShape[];
@@ -126,6 +136,7 @@ async function traceWorking(working: RgbaImage, kind: ImageKind, params: TracePa
   } catch (error) {
     throw new EngineError('engine_failed', `the tracer wrote unreadable SVG: ${error instanceof Error ? error.message : String(error)}`);
   }
+  if (ownInkFit) fitInkOutlines(shapes, params);
   // Line art is opaque ink in the ink's colour, on one or two papers; colour shapes get their opacity back.
   if (kind === 'sketch') shapes = await paintLineArt(shapes, prepared, sketchUpscale, config, STRAIGHT_TOLERANCE);
   if (kind !== 'sketch' && stats.partialAlphaShare > 0.005) restoreOpacity(shapes, await resizeTo(source, prepared.width, prepared.height));

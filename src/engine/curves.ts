@@ -30,6 +30,11 @@ export interface CurveOptions {
    * from anti-aliased pixels, is a fraction of a working pixel, and a side must not bend by it.
    */
   straightTolerance: number;
+  /**
+   * A corner's window may turn at most this many times its core (CORNER_ISOLATION, for the
+   * tracer's polygons); unset for pixel outlines, whose every window holds several steps.
+   */
+  cornerIsolation?: number;
 }
 
 type Point = [number, number];
@@ -164,6 +169,15 @@ function windowTurns(turns: Float64Array, lengths: Float64Array, span: number): 
  * turn), so a dot a few pixels across, whose every window turns past the corner angle, stays round.
  */
 const CORNER_CONCENTRATION = 0.6;
+/**
+ * A corner stands alone in its window: the window turns at most this many times the corner's
+ * core. A small round shape traced as a coarse polygon (an emoji's eye two or three pixels
+ * across, as five or six sides) turns as sharply at each vertex, but its window takes in its
+ * neighbours' turns too; without this rule such eyes and noses came out as triangles. Measured
+ * on bench/upscale: the emoji pairs' median SSIM 0.842 → 0.848; windows of 2–3 px in the shrunk
+ * cityscape round off a little more (0.875 → 0.868), the shrunk set's median 0.880 → 0.878.
+ */
+export const CORNER_ISOLATION = 1.6;
 
 /**
  * How much the outline turns at vertex i, between the chord from `span` before it and the chord
@@ -203,7 +217,8 @@ function sharpenCorners(loop: Point[], options: CurveOptions): { loop: Point[]; 
   const core = Float64Array.from(loop, (_, i) => chordTurn(loop, i, options.cornerSpan / 2));
   const isCorner = (i: number): boolean =>
     Math.abs(windowTurn[i] as number) > limit &&
-    (core[i] as number) >= CORNER_CONCENTRATION * Math.max(limit, chordTurn(loop, i, options.cornerSpan));
+    (core[i] as number) >= CORNER_CONCENTRATION * Math.max(limit, chordTurn(loop, i, options.cornerSpan)) &&
+    Math.abs(windowTurn[i] as number) <= (options.cornerIsolation ?? Infinity) * (core[i] as number);
   // The sharpest first: on a corner's window, the vertex where it turns (not one at the window's
   // edge, which would claim the outline on both sides of it).
   const strength = (i: number): number => (core[i] as number) + 1e-3 * Math.abs(turns[i] as number);
