@@ -27,8 +27,8 @@ const service = await startService(
   { logger: createLogger('warn') },
 );
 try {
-  await createAccount(service.store.db, { email: 'bench@example.com', plan: 'lifetime' });
-  const { key } = await createKey(service.store.db, 'bench@example.com', 'bench');
+  const account = await createAccount(service.store.db, { email: 'bench@example.com', plan: 'lifetime' });
+  const { key } = await createKey(service.store.db, account.id, 'bench');
   const rows: { file: string; bytes: number; ms: number; serverMs: number }[] = [];
   for (const { file } of listCorpus()) {
     const bytes = readFileSync(join(CORPUS_DIR, file));
