@@ -78,7 +78,8 @@ export function meanColour(paint: Paint): Rgb {
   for (let i = 0; i + 1 < stops.length; i++) {
     const a = stops[i] as GradientStop;
     const z = stops[i + 1] as GradientStop;
-    const span = Math.max(0, z.offset - a.offset);
+    // Offsets outside 0–1 are clamped when drawn (as SVG does), so they are clamped here too.
+    const span = Math.max(0, Math.min(1, Math.max(0, z.offset)) - Math.min(1, Math.max(0, a.offset)));
     r += ((a.color.r + z.color.r) / 2) * span;
     g += ((a.color.g + z.color.g) / 2) * span;
     b += ((a.color.b + z.color.b) / 2) * span;
@@ -109,4 +110,51 @@ export function shapeBox(shape: TracedShape): Box {
     }
   }
   return box;
+}
+
+/**
+ * The image without subpaths that enclose no area once written at `decimals` places (a sliver
+ * traced down to a line, or a speck rounded to one point): no renderer paints them, a cutter
+ * cannot follow them, and a shape left with none is dropped. The area is taken over every
+ * point of a subpath, control points included: it is zero only when all of them are in line.
+ */
+export function withoutDegenerateSubpaths(image: VectorImage, decimals: number): VectorImage {
+  const step = 10 ** decimals;
+  const minimumArea = 0.5 / (step * step);
+  const round = (value: number, scale: number) => Math.round(value * scale * step) / step;
+  const shapes: TracedShape[] = [];
+  for (const shape of image.shapes) {
+    const paths: PathGeometry[] = [];
+    for (const path of shape.paths) {
+      const kept: PathGeometry = { commands: [], coords: [] };
+      let command = 0;
+      let coord = 0;
+      while (command < path.commands.length) {
+        // One subpath: a move and everything up to the next move.
+        const firstCommand = command;
+        const firstCoord = coord;
+        do {
+          const kind = path.commands[command] as number;
+          coord += kind === PathCommand.cubic ? 6 : kind === PathCommand.close ? 0 : 2;
+          command++;
+        } while (command < path.commands.length && path.commands[command] !== PathCommand.move);
+        let twiceArea = 0;
+        const count = (coord - firstCoord) / 2;
+        for (let i = 0; i < count; i++) {
+          const j = (i + 1) % count;
+          const xi = round(path.coords[firstCoord + 2 * i] as number, image.scaleX);
+          const yi = round(path.coords[firstCoord + 2 * i + 1] as number, image.scaleY);
+          const xj = round(path.coords[firstCoord + 2 * j] as number, image.scaleX);
+          const yj = round(path.coords[firstCoord + 2 * j + 1] as number, image.scaleY);
+          twiceArea += xi * yj - xj * yi;
+        }
+        if (Math.abs(twiceArea) / 2 < minimumArea) continue;
+        for (let i = firstCommand; i < command; i++) kept.commands.push(path.commands[i] as number);
+        for (let i = firstCoord; i < coord; i++) kept.coords.push(path.coords[i] as number);
+      }
+      if (kept.commands.length > 0) paths.push(kept.commands.length === path.commands.length ? path : kept);
+    }
+    if (paths.length > 0) shapes.push(paths.length === shape.paths.length && paths.every((p, i) => p === shape.paths[i]) ? shape : { ...shape, paths });
+  }
+  return shapes.length === image.shapes.length && shapes.every((s, i) => s === image.shapes[i]) ? image : { ...image, shapes };
 }

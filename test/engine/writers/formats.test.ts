@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import dxfParser, { type DxfParser as DxfParserType } from 'dxf-parser';
 import { cutOut } from '../../../src/engine/cutouts.ts';
-import { flat, meanColour, PathCommand, type PathGeometry, type TracedShape, type VectorImage } from '../../../src/engine/geometry.ts';
+import { flat, meanColour, PathCommand, type PathGeometry, type TracedShape, type VectorImage, withoutDegenerateSubpaths } from '../../../src/engine/geometry.ts';
 import { colourLayerName, writeDxf } from '../../../src/engine/writers/dxf.ts';
 import { writeEps } from '../../../src/engine/writers/eps.ts';
 import { writePdf } from '../../../src/engine/writers/pdf.ts';
@@ -111,4 +111,41 @@ test('cutOut: shapes lose what later shapes cover, keep their paint and order, a
   assert.ok(before.overlap > 0.05);
   assert.ok(after.overlap < 0.001, `overlap ${after.overlap}`);
   assert.ok(Math.abs(after.uncovered - before.uncovered) < 0.001);
+});
+
+test('subpaths that enclose nothing at the written precision are dropped, and shapes left empty with them', () => {
+  const sliver: PathGeometry = { commands: [move, line, close, move, line, close], coords: [10, 10, 12, 11, 20, 20, 20.02, 20.01] };
+  const square = rectangle(0, 0, 5, 5);
+  const image: VectorImage = {
+    width: 40,
+    height: 40,
+    scaleX: 1,
+    scaleY: 1,
+    shapes: [
+      { fill: flat({ r: 255, g: 0, b: 0 }), opacity: 1, paths: [sliver] },
+      { fill: flat({ r: 0, g: 0, b: 255 }), opacity: 1, paths: [{ commands: [...square.commands, ...sliver.commands], coords: [...square.coords, ...sliver.coords] }] },
+      // A triangle of a fiftieth of a pixel is still an area at three decimals.
+      { fill: flat({ r: 0, g: 255, b: 0 }), opacity: 1, paths: [{ commands: [move, line, line, close], coords: [30, 30, 30.2, 30, 30, 30.2] }] },
+    ],
+  };
+  const kept = withoutDegenerateSubpaths(image, 3);
+  assert.deepEqual(
+    kept.shapes.map((shape) => shape.fill),
+    [flat({ r: 0, g: 0, b: 255 }), flat({ r: 0, g: 255, b: 0 })],
+  );
+  assert.deepEqual(kept.shapes[0]!.paths, [square]);
+  // At whole pixels the small triangle rounds to a line and goes too.
+  assert.equal(withoutDegenerateSubpaths(image, 0).shapes.length, 1);
+  const svg = writeSvgDocument(kept, 3).svg;
+  assert.equal(countSubpaths(svg), 2);
+});
+
+test("a gradient's mean colour is taken over its stops as drawn, offsets clamped to 0–1", () => {
+  const black = { r: 0, g: 0, b: 0 };
+  const white = { r: 255, g: 255, b: 255 };
+  // Drawn, the stops sit at 0 and 1: half black, half white on average, whatever lay beyond.
+  const mean = meanColour({ kind: 'linear', x1: 0, y1: 0, x2: 1, y2: 0, stops: [{ offset: -1, color: black, opacity: 1 }, { offset: 3, color: white, opacity: 1 }] });
+  assert.deepEqual(mean, { r: 127.5, g: 127.5, b: 127.5 });
+  const clampedAway = meanColour({ kind: 'linear', x1: 0, y1: 0, x2: 1, y2: 0, stops: [{ offset: 0, color: black, opacity: 1 }, { offset: 1, color: black, opacity: 1 }, { offset: 1.5, color: white, opacity: 1 }] });
+  assert.deepEqual(clampedAway, black);
 });
