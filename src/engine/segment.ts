@@ -74,6 +74,10 @@ const MIXTURE_REACH = 2;
 const MIXTURE_CANDIDATES = 6;
 /** Two neighbours this close in colour (sum of channel differences) have no edge between them to anti-alias. */
 const MIXTURE_MIN_CONTRAST = 24;
+/** A sliver against transparency is the anti-aliasing of a shape's edge only within this hue distance of the shape (sum over RGB). */
+const TRANSPARENT_MIXTURE_HUE = 36;
+/** A sliver at least this opaque (0–255) is a rim made opaque, or a line. */
+const OPAQUE_RIM_ALPHA = 64;
 
 /**
  * Regions of the image: `quantised` (same size, binary alpha) gives the first partition,
@@ -441,6 +445,16 @@ function dissolveMixtures(
           residual += Math.abs((own[c] as number) - (b + t * (a - b)));
         }
         if (residual > Math.max(12, 0.15 * contrast)) continue;
+        // Against transparency a pixel's coverage changes its alpha, not its hue: an opaque rim
+        // whose own colour differs from the shape's is a line of its own (a frame), not anti-aliasing.
+        // (Rims are made opaque by opaqueSilhouette; translucent slivers are soft edges and shadows.)
+        const clearI = (sideColours[i * 4 + 3] as number) < TRANSPARENT_BELOW;
+        const clearJ = (sideColours[j * 4 + 3] as number) < TRANSPARENT_BELOW;
+        if (clearI !== clearJ && (own[3] as number) >= OPAQUE_RIM_ALPHA) {
+          const at = (clearI ? j : i) * 4;
+          const shape: Colour = [sideColours[at] as number, sideColours[at + 1] as number, sideColours[at + 2] as number, sideColours[at + 3] as number];
+          if (hueDistance(own, shape) > TRANSPARENT_MIXTURE_HUE) continue;
+        }
         // Of the pairs that explain it, the one closest around it.
         const score = residual / Math.sqrt((sideWeight[i] as number) * (sideWeight[j] as number));
         if (score < bestScore) {

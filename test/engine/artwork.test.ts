@@ -148,6 +148,27 @@ test('a line and a gap one pixel wide survive', async () => {
   }
 });
 
+test('a frame a pixel wide along a silhouette stays a frame, in its own colour', async () => {
+  // A light card with a grey border on transparency, the border straddling pixels (as a 48-unit
+  // icon drawn at 128 px puts it): its pixels are partly transparent grey, not the card's colour.
+  const image = await drawn(64, 64, (x, y) => {
+    if (x < 8.4 || x > 55.6 || y < 8.4 || y > 55.6) return null;
+    if (x < 9.6 || x > 54.4 || y < 9.6 || y > 54.4) return [150, 150, 150, 255];
+    return [240, 240, 240, 255];
+  });
+  const { svg } = await traced(image);
+  const scale = 8;
+  // On black, so the border is told from the transparency around it as well as from the card.
+  const { pixels, width } = render(svg, 64 * scale, '#000000');
+  for (const at of [20, 32, 44]) {
+    for (const [x, y, side] of [[9, at, 'left'], [at, 9, 'top'], [55, at, 'right'], [at, 55, 'bottom']] as const) {
+      const value = luma(pixels, width, Math.round(x * scale), Math.round(y * scale));
+      assert.ok(value > 110 && value < 190, `the ${side} border at ${at}: luma ${value.toFixed(0)}`);
+    }
+    assert.ok(luma(pixels, width, 32 * scale, at * scale) > 225, `the card at ${at}`);
+  }
+});
+
 test('a square stays a square (straight sides, sharp corners) and a disc stays round', async () => {
   const image = await drawn(96, 64, (x, y) => {
     if (x >= 8.4 && x < 40.4 && y >= 16.2 && y < 48.2) return [30, 90, 200, 255];
