@@ -76,8 +76,11 @@ const MIXTURE_CANDIDATES = 6;
 const MIXTURE_MIN_CONTRAST = 24;
 /** A sliver against transparency is the anti-aliasing of a shape's edge only within this hue distance of the shape (sum over RGB). */
 const TRANSPARENT_MIXTURE_HUE = 36;
-/** A sliver at least this opaque (0–255) is a rim made opaque, or a line. */
-const OPAQUE_RIM_ALPHA = 64;
+/**
+ * Alpha (0–255) below which a silhouette's fringe is coverage only: made opaque only in the shape's
+ * hue, and mixed with transparency whatever its hue. At least this opaque, a rim of another hue is a frame.
+ */
+const FRINGE_ALPHA = 64;
 
 /**
  * Regions of the image: `quantised` (same size, binary alpha) gives the first partition,
@@ -125,22 +128,39 @@ export function opaqueSilhouette(rgba: Buffer, width: number, height: number): B
       if (alpha === 0 || alpha === 255) continue;
       let clear = false;
       let solid = false;
+      // The hue distance to the nearest-coloured solid neighbour.
+      let nearest = Infinity;
       for (let dy = -1; dy <= 1; dy++) {
         const ny = y + dy;
         if (ny < 0 || ny >= height) continue;
         for (let dx = -1; dx <= 1; dx++) {
           const nx = x + dx;
           if (nx < 0 || nx >= width) continue;
-          const neighbour = rgba[(ny * width + nx) * 4 + 3] as number;
+          const at = (ny * width + nx) * 4;
+          const neighbour = rgba[at + 3] as number;
           if (neighbour <= 8) clear = true;
-          else if (neighbour >= 240) solid = true;
+          else if (neighbour >= 240) {
+            solid = true;
+            nearest = Math.min(nearest, straightDistance(rgba, i, at));
+          }
         }
       }
+      if (!clear || !solid) continue;
       // Below a sixteenth of coverage the stored colour is mostly rounding noise: leave it clear.
-      if (clear && solid) out[i + 3] = alpha < 16 ? 0 : 255;
+      if (alpha < 16) out[i + 3] = 0;
+      // A faint fringe of another hue than the shape's (a dark halo left by resampling) is not
+      // the shape's edge, and made opaque it would draw a line: it stays translucent.
+      else if (alpha >= FRINGE_ALPHA || nearest <= TRANSPARENT_MIXTURE_HUE) out[i + 3] = 255;
     }
   }
   return out;
+}
+
+/** Sum of RGB differences of two straight (not premultiplied) pixels of an RGBA buffer. */
+function straightDistance(rgba: Buffer, a: number, b: number): number {
+  let distance = 0;
+  for (let c = 0; c < 3; c++) distance += Math.abs((rgba[a + c] as number) - (rgba[b + c] as number));
+  return distance;
 }
 
 /** RGBA with colour multiplied by alpha: a pixel's colour weighs as much as it is seen. */
@@ -450,7 +470,7 @@ function dissolveMixtures(
         // (Rims are made opaque by opaqueSilhouette; translucent slivers are soft edges and shadows.)
         const clearI = (sideColours[i * 4 + 3] as number) < TRANSPARENT_BELOW;
         const clearJ = (sideColours[j * 4 + 3] as number) < TRANSPARENT_BELOW;
-        if (clearI !== clearJ && (own[3] as number) >= OPAQUE_RIM_ALPHA) {
+        if (clearI !== clearJ && (own[3] as number) >= FRINGE_ALPHA) {
           const at = (clearI ? j : i) * 4;
           const shape: Colour = [sideColours[at] as number, sideColours[at + 1] as number, sideColours[at + 2] as number, sideColours[at + 3] as number];
           if (hueDistance(own, shape) > TRANSPARENT_MIXTURE_HUE) continue;

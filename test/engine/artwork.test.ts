@@ -169,6 +169,28 @@ test('a frame a pixel wide along a silhouette stays a frame, in its own colour',
   }
 });
 
+test('a faint dark fringe left by resampling is not drawn as a line', async () => {
+  // A grey card whose silhouette carries a halo an eighth opaque and much darker than the card.
+  const rgba = Buffer.alloc(48 * 48 * 4);
+  for (let y = 7; y < 41; y++) {
+    for (let x = 7; x < 41; x++) {
+      const i = (y * 48 + x) * 4;
+      const fringe = x === 7 || x === 40 || y === 7 || y === 40;
+      rgba.fill(fringe ? 32 : 128, i, i + 3);
+      rgba[i + 3] = fringe ? 32 : 255;
+    }
+  }
+  const { svg } = await traced(await sharp(rgba, { raw: { width: 48, height: 48, channels: 4 } }).png().toBuffer());
+  const scale = 8;
+  const { pixels, width } = render(svg, 48 * scale);
+  for (const at of [16, 24, 32]) {
+    for (const [x, y, side] of [[7.5, at, 'left'], [at, 7.5, 'top'], [40.5, at, 'right'], [at, 40.5, 'bottom']] as const) {
+      const value = luma(pixels, width, Math.round(x * scale), Math.round(y * scale));
+      assert.ok(value > 110, `the ${side} edge at ${at}: luma ${value.toFixed(0)}`);
+    }
+  }
+});
+
 test('a square stays a square (straight sides, sharp corners) and a disc stays round', async () => {
   const image = await drawn(96, 64, (x, y) => {
     if (x >= 8.4 && x < 40.4 && y >= 16.2 && y < 48.2) return [30, 90, 200, 255];
