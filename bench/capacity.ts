@@ -229,6 +229,9 @@ async function measure(
     recorded.on = false;
     requests.push({ caller, conversionId, sql: recorded.sql.slice(sqlFrom), redis: recorded.redis.slice(redisFrom) });
   }
+  // Read the window's WAL at once: a checkpoint may recycle its segments soon after.
+  const end = (await admin.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn')).rows[0]!.lsn;
+  const wal = await walShare(walDir, databaseOid, before.lsn, end);
   const after = await pgSnapshot(admin);
   const statsAfter = await commandStats(redisAdmin);
   const redisServer = new Map<string, number>();
@@ -236,7 +239,6 @@ async function measure(
     const delta = calls - (statsBefore.get(command) ?? 0);
     if (delta > 0 && command !== 'info') redisServer.set(command, delta);
   }
-  const wal = await walShare(walDir, databaseOid, before.lsn, after.lsn);
   return { name, requests, pg: { before, after }, wal, redisServer };
 }
 
