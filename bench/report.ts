@@ -6,17 +6,17 @@ import { fileURLToPath } from 'node:url';
 
 export const REPORT_PATH = fileURLToPath(new URL('../docs/benchmarks.md', import.meta.url));
 
-/** Writes (or replaces) the section `name` of the report with `body`. */
-export function writeReportSection(name: string, body: string): void {
+/** Writes (or replaces) the section `name` of the report (or of another document at `path`) with `body`. */
+export function writeReportSection(name: string, body: string, path = REPORT_PATH): void {
   const start = `<!-- ${name}:start -->`;
   const end = `<!-- ${name}:end -->`;
   const block = `${start}\n${body.trim()}\n${end}`;
-  mkdirSync(dirname(REPORT_PATH), { recursive: true });
-  const text = existsSync(REPORT_PATH) ? readFileSync(REPORT_PATH, 'utf8') : '# Benchmarks\n';
+  mkdirSync(dirname(path), { recursive: true });
+  const text = existsSync(path) ? readFileSync(path, 'utf8') : '# Benchmarks\n';
   const at = text.indexOf(start);
   const until = text.indexOf(end);
   writeFileSync(
-    REPORT_PATH,
+    path,
     at >= 0 && until > at ? `${text.slice(0, at)}${block}${text.slice(until + end.length)}` : `${text.trimEnd()}\n\n${block}\n`,
   );
 }
