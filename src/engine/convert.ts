@@ -6,7 +6,7 @@ import { decodeImage, sniffFormat, type DecodedImage } from './decode.ts';
 import { enhanceInput, fitToBudget, fitToPixels, DECODE_PIXELS, prepareWithinBudget, resizeTo, sketchUpscaleFactor, WORKING_PIXELS, type RgbaImage } from './prepare.ts';
 import type { TraceParams } from './params.ts';
 import { traceArtwork, type ArtworkTrace } from './artwork.ts';
-import { type Rgb, type TracedShape, type VectorImage, withoutDegenerateSubpaths } from './geometry.ts';
+import { type Rgb, type TracedShape, type VectorImage, withoutDegenerateSubpaths, withStraightLines } from './geometry.ts';
 import { PathSimplifyMode } from '@neplex/vectorizer';
 import { fitInkOutlines, fitsInkOutlines, joinDiagonalInk, paintLineArt } from './line-art.ts';
 import { parseTracerSvg } from './tracer-output.ts';
@@ -69,7 +69,7 @@ export async function convertImage(request: TraceRequest, options: ConvertOption
   if (kind === 'sketch' && 10 ** -decimals > 1 / (traced.upscale ?? 1)) decimals += 1;
   // Output options and the requested file format, all from the same model.
   const cutouts = request.params.stacking === 'cutouts';
-  const written = withoutDegenerateSubpaths(image, decimals);
+  const written = withoutDegenerateSubpaths(withStraightLines(image, decimals), decimals);
   const output = cutouts ? withoutDegenerateSubpaths(cutOutImage(written, decimals), decimals) : written;
   const { svg, nodeCount } = writeSvgDocument(output, decimals, { groupBy: request.params.groupBy, disjoint: cutouts });
   const file = request.format ? await writeFile(request.format, output, svg, decimals) : undefined;

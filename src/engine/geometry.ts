@@ -112,15 +112,20 @@ export function shapeBox(shape: TracedShape): Box {
   return box;
 }
 
+/** Subpaths enclosing less than this (original pixels²) are not written. */
+export const MIN_SUBPATH_AREA = 1 / 16;
+
 /**
  * The image without subpaths that enclose no area once written at `decimals` places (a sliver
- * traced down to a line, or a speck rounded to one point): no renderer paints them, a cutter
+ * traced down to a line, or a speck rounded to one point), nor under MIN_SUBPATH_AREA: no
+ * renderer paints them as more than a tint, a cutter
  * cannot follow them, and a shape left with none is dropped. The area is taken over every
  * point of a subpath, control points included: it is zero only when all of them are in line.
  */
 export function withoutDegenerateSubpaths(image: VectorImage, decimals: number): VectorImage {
   const step = 10 ** decimals;
-  const minimumArea = 0.5 / (step * step);
+  // A sixteenth of a pixel: a speck no renderer shows as more than a faint tint.
+  const minimumArea = Math.max(0.5 / (step * step), MIN_SUBPATH_AREA);
   const round = (value: number, scale: number) => Math.round(value * scale * step) / step;
   const shapes: TracedShape[] = [];
   for (const shape of image.shapes) {
@@ -157,4 +162,89 @@ export function withoutDegenerateSubpaths(image: VectorImage, decimals: number):
     if (paths.length > 0) shapes.push(paths.length === shape.paths.length && paths.every((p, i) => p === shape.paths[i]) ? shape : { ...shape, paths });
   }
   return shapes.length === image.shapes.length && shapes.every((s, i) => s === image.shapes[i]) ? image : { ...image, shapes };
+}
+
+/**
+ * The image with straight pieces written as lines: a cubic whose control points lie on its chord
+ * (within half the written precision) becomes a line, and a line that continues the one before it
+ * in the same direction extends it. Curve fitting leaves straight sides as runs of straight cubics,
+ * each costing three points in the document; drawn, nothing changes beyond the rounding.
+ */
+export function withStraightLines(image: VectorImage, decimals: number): VectorImage {
+  const tolerance = 0.5 * 10 ** -decimals;
+  const { scaleX, scaleY } = image;
+  /** Distance (original pixels) of p from the line a→b, and p's position along it (0 at a, 1 at b). */
+  const offChord = (ax: number, ay: number, bx: number, by: number, px: number, py: number): [number, number] => {
+    const dx = (bx - ax) * scaleX;
+    const dy = (by - ay) * scaleY;
+    const length = Math.hypot(dx, dy);
+    const qx = (px - ax) * scaleX;
+    const qy = (py - ay) * scaleY;
+    if (length === 0) return [Math.hypot(qx, qy), 0];
+    return [Math.abs(qx * dy - qy * dx) / length, (qx * dx + qy * dy) / (length * length)];
+  };
+  const straighten = (path: PathGeometry): PathGeometry => {
+    const commands: number[] = [];
+    const coords: number[] = [];
+    let x = 0;
+    let y = 0;
+    // Where the last written command, if a line, started: a line after it may extend it.
+    let lineFromX = NaN;
+    let lineFromY = NaN;
+    let read = 0;
+    const lineTo = (toX: number, toY: number) => {
+      if (commands[commands.length - 1] === PathCommand.line && !Number.isNaN(lineFromX)) {
+        const [distance, along] = offChord(lineFromX, lineFromY, toX, toY, x, y);
+        if (distance <= tolerance && along > 0 && along < 1) {
+          coords[coords.length - 2] = toX;
+          coords[coords.length - 1] = toY;
+          x = toX;
+          y = toY;
+          return;
+        }
+      }
+      lineFromX = x;
+      lineFromY = y;
+      commands.push(PathCommand.line);
+      coords.push(toX, toY);
+      x = toX;
+      y = toY;
+    };
+    for (const command of path.commands) {
+      if (command === PathCommand.move || command === PathCommand.line) {
+        const toX = path.coords[read] as number;
+        const toY = path.coords[read + 1] as number;
+        read += 2;
+        if (command === PathCommand.line) {
+          lineTo(toX, toY);
+          continue;
+        }
+        commands.push(command);
+        coords.push(toX, toY);
+        x = toX;
+        y = toY;
+        lineFromX = NaN;
+      } else if (command === PathCommand.cubic) {
+        const c = path.coords.slice(read, read + 6) as [number, number, number, number, number, number];
+        read += 6;
+        const [d1, t1] = offChord(x, y, c[4], c[5], c[0], c[1]);
+        const [d2, t2] = offChord(x, y, c[4], c[5], c[2], c[3]);
+        const chord = Math.hypot((c[4] - x) * scaleX, (c[5] - y) * scaleY);
+        if (chord > 0 && d1 <= tolerance && d2 <= tolerance && t1 >= 0 && t1 <= 1 && t2 >= 0 && t2 <= 1) {
+          lineTo(c[4], c[5]);
+          continue;
+        }
+        commands.push(command);
+        coords.push(...c);
+        x = c[4];
+        y = c[5];
+        lineFromX = NaN;
+      } else {
+        commands.push(command);
+        lineFromX = NaN;
+      }
+    }
+    return coords.length === path.coords.length ? path : { commands, coords };
+  };
+  return { ...image, shapes: image.shapes.map((shape) => ({ ...shape, paths: shape.paths.map(straighten) })) };
 }

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import dxfParser, { type DxfParser as DxfParserType } from 'dxf-parser';
 import { cutOut } from '../../../src/engine/cutouts.ts';
-import { flat, meanColour, PathCommand, type PathGeometry, type TracedShape, type VectorImage, withoutDegenerateSubpaths } from '../../../src/engine/geometry.ts';
+import { flat, meanColour, PathCommand, type PathGeometry, type TracedShape, type VectorImage, withoutDegenerateSubpaths, withStraightLines } from '../../../src/engine/geometry.ts';
 import { colourLayerName, writeDxf } from '../../../src/engine/writers/dxf.ts';
 import { writeEps } from '../../../src/engine/writers/eps.ts';
 import { writePdf } from '../../../src/engine/writers/pdf.ts';
@@ -124,8 +124,9 @@ test('subpaths that enclose nothing at the written precision are dropped, and sh
     shapes: [
       { fill: flat({ r: 255, g: 0, b: 0 }), opacity: 1, paths: [sliver] },
       { fill: flat({ r: 0, g: 0, b: 255 }), opacity: 1, paths: [{ commands: [...square.commands, ...sliver.commands], coords: [...square.coords, ...sliver.coords] }] },
-      // A triangle of a fiftieth of a pixel is still an area at three decimals.
-      { fill: flat({ r: 0, g: 255, b: 0 }), opacity: 1, paths: [{ commands: [move, line, line, close], coords: [30, 30, 30.2, 30, 30, 30.2] }] },
+      // A triangle of 0.08 pixel² is still an area at three decimals; one of 0.02 is a speck.
+      { fill: flat({ r: 0, g: 255, b: 0 }), opacity: 1, paths: [{ commands: [move, line, line, close], coords: [30, 30, 30.4, 30, 30, 30.4] }] },
+      { fill: flat({ r: 0, g: 255, b: 255 }), opacity: 1, paths: [{ commands: [move, line, line, close], coords: [35, 35, 35.2, 35, 35, 35.2] }] },
     ],
   };
   const kept = withoutDegenerateSubpaths(image, 3);
@@ -148,4 +149,20 @@ test("a gradient's mean colour is taken over its stops as drawn, offsets clamped
   assert.deepEqual(mean, { r: 127.5, g: 127.5, b: 127.5 });
   const clampedAway = meanColour({ kind: 'linear', x1: 0, y1: 0, x2: 1, y2: 0, stops: [{ offset: 0, color: black, opacity: 1 }, { offset: 1, color: black, opacity: 1 }, { offset: 1.5, color: white, opacity: 1 }] });
   assert.deepEqual(clampedAway, black);
+});
+
+test('straight cubics are written as lines, and a line continuing the one before it extends it', () => {
+  // A square whose top side is three straight cubics and a line, and whose right side bows by 2 px.
+  const path: PathGeometry = {
+    commands: [move, cubic, cubic, line, cubic, line, line, close],
+    coords: [0, 0, 2, 0, 4, 0, 6, 0, 8, 0, 9, 0, 10, 0, 20, 0, 22, 5, 22, 15, 20, 20, 0, 20, 0, 10],
+  };
+  const image: VectorImage = { width: 20, height: 20, scaleX: 1, scaleY: 1, shapes: [{ fill: flat({ r: 0, g: 0, b: 0 }), opacity: 1, paths: [path] }] };
+  const straight = withStraightLines(image, 2).shapes[0]!.paths[0]!;
+  // The top becomes one line, the bowed side stays a curve, the corner at (0, 20) stays a corner.
+  assert.deepEqual(straight.commands, [move, line, cubic, line, line, close]);
+  assert.deepEqual(straight.coords, [0, 0, 20, 0, 22, 5, 22, 15, 20, 20, 0, 20, 0, 10]);
+  // A line that doubles back is not an extension of the one before it.
+  const back: PathGeometry = { commands: [move, line, line, close], coords: [0, 0, 10, 0, 5, 0] };
+  assert.deepEqual(withStraightLines({ ...image, shapes: [{ ...image.shapes[0]!, paths: [back] }] }, 2).shapes[0]!.paths[0], back);
 });
