@@ -212,10 +212,9 @@ function profileAlong(pixels: RegionPixels, parameter: (x: number, y: number) =>
     samples.push({ t: (bin + 0.5) / bins, colour: Array.from({ length: CHANNELS }, (_, c) => (sums[bin * CHANNELS + c] as number) / n) });
   }
   if (samples.length < 2) return null;
-  // The ends are extended to 0 and 1 with the outermost samples' colours: the pad beyond is the same.
-  const first = samples[0] as ProfilePoint;
-  const last = samples[samples.length - 1] as ProfilePoint;
-  const points = simplify([{ t: 0, colour: first.colour }, ...samples, { t: 1, colour: last.colour }], STOP_TOLERANCE);
+  // No stops at 0 and 1: before its first stop and after its last a gradient keeps their colours
+  // (SVG, PDF and PostScript alike), which is what the pixels beyond the outermost samples show.
+  const points = simplify(samples, STOP_TOLERANCE);
   const error = rms(pixels, (k, out) => interpolate(points, ts[k] as number, out));
   return { points, error };
 }
