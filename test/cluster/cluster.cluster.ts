@@ -32,8 +32,8 @@ const FREE_DEFAULTS = { dailyQuota: 5, burstPerSecond: 2, concurrency: 1 };
 const NO_LIMITS = { dailyQuota: null, burstPerSecond: null, concurrency: null };
 /** No request through the cluster may take longer than this, even one cut short by a dead node. */
 const DEADLINE_MS = 30_000;
-/** Short, so that the sweep of a dead node's reservations fits in the test; longer than any request here. */
-const LEASE_MS = 15_000;
+/** Short, so that the sweep of a dead node's reservations fits in the test; live conversions renew theirs. */
+const LEASE_MS = 10_000;
 
 function newestMtime(dir: string): number {
   let newest = 0;
