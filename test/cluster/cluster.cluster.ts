@@ -101,6 +101,21 @@ async function convert(baseUrl: string, key: string, image = PNG): Promise<JsonR
   return { status: response.status, headers: response.headers, body, ms: performance.now() - started };
 }
 
+/** `promise`, or a rejection once the deadline has passed. */
+async function withinDeadline<T>(promise: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error('past the deadline')), DEADLINE_MS);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** The value of one series in a Prometheus text page (0 when absent). */
 function series(text: string, name: string, labels = ''): number {
   const line = text.split('\n').find((l) => l.startsWith(`${name}${labels ? `{${labels}}` : ''} `));
@@ -338,10 +353,7 @@ describe(`a cluster of ${NODES} nodes behind nginx (deploy/cluster.sh)`, { skip:
     const outcomes = await Promise.all(
       held.map(async (upload) => {
         try {
-          return (await Promise.race([
-            upload.finish(),
-            new Promise<never>((_, reject) => setTimeout(() => reject(new Error('past the deadline')), DEADLINE_MS)),
-          ])) as { status: number; body: Record<string, unknown> };
+          return await withinDeadline(upload.finish());
         } catch (error) {
           if ((error as Error).message === 'past the deadline') throw error;
           return { status: 0, body: { error: (error as Error).message } };
