@@ -4,6 +4,7 @@
 // conversions saturate the CPU, and peak memory (server + worker processes) with 20 concurrent
 // 10 MB uploads. Bounded: every run has a fixed duration or request count; traffic only to
 // 127.0.0.1. Writes its section of docs/benchmarks.md between the loadtest markers.
+// `npm run loadtest -- --cluster` measures through nginx and deploy/cluster.sh instead (bench/cluster.ts).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -16,6 +17,7 @@ import sharp from 'sharp';
 import { createAccount } from '../src/accounts/accounts.ts';
 import { createKey } from '../src/accounts/keys.ts';
 import { openStore } from '../src/store/database.ts';
+import { clusterLoadtest } from './cluster.ts';
 import { REPORT_PATH, writeReportSection } from './report.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -218,8 +220,8 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'vectorize-loadtest-'));
   const databaseUrl = `sqlite:${join(dir, 'loadtest.db')}`;
   const store = await openStore(databaseUrl);
-  await createAccount(store.db, { email: 'loadtest@example.com', plan: 'lifetime' });
-  const { key } = await createKey(store.db, 'loadtest@example.com', 'loadtest');
+  const account = await createAccount(store.db, { email: 'loadtest@example.com', plan: 'lifetime' });
+  const { key } = await createKey(store.db, account.id, 'loadtest');
   await store.close();
 
   const workers = availableParallelism();
@@ -323,4 +325,6 @@ The whole burst took ${(uploads.wall / 1000).toFixed(1)} s.
   process.exitCode = exitCode;
 }
 
-await main();
+// --cluster: the same load through nginx in front of one node, then three (bench/cluster.ts).
+if (process.argv.includes('--cluster')) await clusterLoadtest();
+else await main();

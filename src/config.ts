@@ -7,6 +7,8 @@ export interface Config {
   host: string;
   /** `sqlite:PATH` or `postgres://…`; unset means an embedded SQLite file under ./data/. */
   databaseUrl: string;
+  /** Connections each node keeps to PostgreSQL at most (nodes × this must stay under max_connections). */
+  databasePoolSize: number;
   redisUrl: string | undefined;
   /** Prefix of every Redis key, so several deployments can share one Redis. */
   redisPrefix: string;
@@ -88,12 +90,20 @@ export function loadConfig(env: Env = process.env): Config {
   if (redisUrl !== undefined && !/^rediss?:\/\/.+/.test(redisUrl)) {
     problems.push(`REDIS_URL must be redis://…, got ${JSON.stringify(redisUrl)}`);
   }
+  if (redisUrl !== undefined && databaseUrl.startsWith('sqlite:')) {
+    // REDIS_URL means several nodes; an SQLite file lives on one machine and cannot be shared
+    // between them (its locking does not hold over network file systems).
+    problems.push(
+      'REDIS_URL is set but DATABASE_URL is SQLite: REDIS_URL is for several nodes, and SQLite cannot be shared between nodes; set DATABASE_URL to postgres://… or unset REDIS_URL',
+    );
+  }
   const host = env.HOST?.trim() || '0.0.0.0';
 
   const config: Config = {
     port: integer('PORT', 8080, 0, 65535),
     host,
     databaseUrl,
+    databasePoolSize: integer('DATABASE_POOL_SIZE', 10, 2, 1000),
     redisUrl,
     redisPrefix: env.REDIS_PREFIX?.trim() || 'vectorize:',
     retentionDays: integer('RETENTION_DAYS', 30, 1, 36500),

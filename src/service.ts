@@ -14,6 +14,7 @@ import { createMemoryLimits } from './limits/memory.ts';
 import { createRedisLimits } from './limits/redis.ts';
 import { createMetrics, engineObserver, instrumentEngine, type Metrics } from './metrics/metrics.ts';
 import { openStore, type Store } from './store/database.ts';
+import { withStoreLock, type LockOutcome } from './store/lock.ts';
 import { purgeExpiredResets } from './accounts/credentials.ts';
 import { createMailer } from './mail/mailer.ts';
 import { createRedisSessionStore } from './sessions/redis.ts';
@@ -29,8 +30,11 @@ export interface Service {
   limits: Limits;
   /** Base URL the server listens on, e.g. http://127.0.0.1:8080 */
   url: string;
-  /** One pass of the housekeeping the timer runs: lease sweep and retention purge. */
-  housekeep(): Promise<void>;
+  /**
+   * One pass of the housekeeping the timer runs (lease sweep, retention purge, expired sessions
+   * and reset links), under the store's lock: 'skipped' when another node was running it.
+   */
+  housekeep(): Promise<HousekeepingOutcome>;
   close(): Promise<void>;
   metrics: Metrics;
   lifecycle: Lifecycle;
@@ -40,6 +44,8 @@ export interface Service {
    */
   shutdown(graceMs?: number): Promise<boolean>;
 }
+
+export type HousekeepingOutcome = 'ran' | 'skipped';
 
 export interface ServiceOverrides {
   now?: () => number;
@@ -77,7 +83,7 @@ export async function startService(config: Config, overrides: ServiceOverrides =
   // Read at scrape time, once the engine below exists.
   const metrics = createMetrics({ engineLoad: () => engine.load() });
   const lifecycle = createLifecycle();
-  const store = await openStore(config.databaseUrl);
+  const store = await openStore(config.databaseUrl, { poolSize: config.databasePoolSize });
   const limitsDeps: LimitsDeps = {
     now,
     countSuccessesSince: (accountId, since) => countConversionsSince(store.db, accountId, since),
@@ -102,12 +108,26 @@ export async function startService(config: Config, overrides: ServiceOverrides =
   }
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, log: logger });
 
-  async function housekeep(): Promise<void> {
-    const refunded = await refundExpiredReservations(store.db, now());
-    const purged = await purgeExpiredConversions(store.db, retentionStart(now(), config.retentionDays));
-    await sessionStore.purgeExpired(now());
-    await purgeExpiredResets(store.db, now());
-    if (refunded > 0 || purged > 0) logger.info({ refunded, purged }, 'housekeeping');
+  // One node at a time sweeps (the lock); each step is safe twice over anyway, since a refund
+  // is a once-only state change, but one sweeper keeps the nodes from racing for the same rows.
+  async function housekeep(): Promise<HousekeepingOutcome> {
+    let outcome: LockOutcome<void>;
+    try {
+      outcome = await withStoreLock(store, 'housekeeping', async () => {
+        const refunded = await refundExpiredReservations(store.db, now());
+        metrics.leaseRefunds.inc(refunded);
+        const purged = await purgeExpiredConversions(store.db, retentionStart(now(), config.retentionDays));
+        await sessionStore.purgeExpired(now());
+        await purgeExpiredResets(store.db, now());
+        if (refunded > 0 || purged > 0) logger.info({ refunded, purged }, 'housekeeping');
+      });
+    } catch (error) {
+      metrics.housekeepingPasses.inc({ outcome: 'failed' });
+      throw error;
+    }
+    metrics.housekeepingPasses.inc({ outcome: outcome.ran ? 'ran' : 'skipped' });
+    if (!outcome.ran) logger.debug('housekeeping skipped: another node holds the lock');
+    return outcome.ran ? 'ran' : 'skipped';
   }
 
   const engine = createEngine(

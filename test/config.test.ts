@@ -26,6 +26,30 @@ describe('config', () => {
     );
   });
 
+  it('refuses REDIS_URL over SQLite, saying that SQLite cannot be shared between nodes', () => {
+    for (const env of [{ REDIS_URL: 'redis://127.0.0.1:6379' }, { REDIS_URL: 'redis://127.0.0.1:6379', DATABASE_URL: 'sqlite:/tmp/x.db' }]) {
+      assert.throws(
+        () => loadConfig(env),
+        (error: unknown) => {
+          assert.ok(error instanceof ConfigError);
+          assert.equal(error.problems.length, 1);
+          assert.match(error.message, /REDIS_URL/);
+          assert.match(error.message, /DATABASE_URL/);
+          assert.match(error.message, /SQLite cannot be shared between nodes/);
+          return true;
+        },
+      );
+    }
+    const shared = loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379', DATABASE_URL: 'postgres://u@h/db' });
+    assert.equal(shared.redisUrl, 'redis://127.0.0.1:6379');
+  });
+
+  it('sizes the PostgreSQL pool from DATABASE_POOL_SIZE (default 10)', () => {
+    assert.equal(loadConfig({}).databasePoolSize, 10);
+    assert.equal(loadConfig({ DATABASE_POOL_SIZE: '25' }).databasePoolSize, 25);
+    assert.throws(() => loadConfig({ DATABASE_POOL_SIZE: '1' }), /DATABASE_POOL_SIZE must be an integer from 2 to 1000/);
+  });
+
   it('accepts sqlite and postgres URLs', () => {
     assert.equal(loadConfig({ DATABASE_URL: 'sqlite:/tmp/x.db' }).databaseUrl, 'sqlite:/tmp/x.db');
     assert.equal(loadConfig({ DATABASE_URL: 'postgres://u@h/db' }).databaseUrl, 'postgres://u@h/db');

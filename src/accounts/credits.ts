@@ -45,6 +45,20 @@ export async function reserveCredit(
   });
 }
 
+/**
+ * Pushes a held reservation's lease forward while its conversion is still running, so that only
+ * the reservations of a process that died run out. False when it is no longer held.
+ */
+export async function renewReservation(db: Kysely<Schema>, reservationId: string, leaseMs: number, now = Date.now()): Promise<boolean> {
+  const result = await db
+    .updateTable('reservations')
+    .set({ lease_expires_at: now + leaseMs })
+    .where('id', '=', reservationId)
+    .where('state', '=', 'held')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
 /** Marks a held reservation spent. Runs inside the transaction that records the conversion. */
 export async function settleReservation(trx: Db, reservationId: string): Promise<boolean> {
   const result = await trx

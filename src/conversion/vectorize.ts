@@ -2,7 +2,7 @@
 // Whatever fails after the reservation gives the credit back; the limits' slot is always released.
 import type { Logger } from 'pino';
 import type { Account } from '../accounts/accounts.ts';
-import { refundReservation, reserveCredit, settleReservation } from '../accounts/credits.ts';
+import { refundReservation, renewReservation, reserveCredit, settleReservation } from '../accounts/credits.ts';
 import { DomainError } from '../errors.ts';
 import { sniffFormat } from '../engine/decode.ts';
 import type { TraceParams } from '../engine/params.ts';
@@ -78,6 +78,7 @@ async function reserveAndConvert(
     if (!reservation) throw new DomainError('insufficient_credits', 'insufficient_credits', { creditsRemaining: 0 });
     creditsRemaining = reservation.balance;
   }
+  const renewal = metered ? keepLease(deps, id) : undefined;
   try {
     const upload = await readUpload();
     checkImageBytes(upload.bytes);
@@ -107,7 +108,23 @@ async function reserveAndConvert(
   } catch (error) {
     if (metered) await refundQuietly(deps, id, error);
     throw error;
+  } finally {
+    if (renewal) clearInterval(renewal);
   }
+}
+
+/**
+ * Renews the reservation's lease a few times per lease while the conversion runs (a slow upload,
+ * a long queue): the lease sweep of any node then refunds only reservations whose process died.
+ */
+function keepLease(deps: ConversionDeps, id: string): NodeJS.Timeout {
+  const timer = setInterval(() => {
+    renewReservation(deps.store.db, id, deps.reservationLeaseMs, deps.now()).catch((error: unknown) =>
+      deps.log.warn({ err: error, conversionId: id }, 'could not renew the reservation lease'),
+    );
+  }, Math.max(250, Math.floor(deps.reservationLeaseMs / 3)));
+  timer.unref();
+  return timer;
 }
 
 export function accountInactive(account: Account): DomainError {

@@ -18,6 +18,8 @@ export interface Metrics {
   creditsRefunded: Counter;
   limitRefusals: Counter<'kind'>;
   admissionRefusals: Counter;
+  housekeepingPasses: Counter<'outcome'>;
+  leaseRefunds: Counter;
   countLimitRefusal(kind: LimitKind): void;
 }
 
@@ -118,6 +120,17 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     admissionRefusals: new Counter({
       name: 'vectorize_admission_refusals_total',
       help: 'Uploads refused with 503 because MAX_CONCURRENT_UPLOADS were already in flight',
+      registers,
+    }),
+    housekeepingPasses: new Counter({
+      name: 'vectorize_housekeeping_passes_total',
+      help: 'Housekeeping passes by outcome: ran (this node held the lock), skipped (another node held it), failed',
+      labelNames: ['outcome'] as const,
+      registers,
+    }),
+    leaseRefunds: new Counter({
+      name: 'vectorize_lease_refunds_total',
+      help: 'Reservations whose lease expired (their node died mid-conversion), refunded by this node\'s housekeeping',
       registers,
     }),
     countLimitRefusal(kind) {

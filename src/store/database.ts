@@ -45,7 +45,7 @@ export function sqlitePath(databaseUrl: string): string {
   return resolve(databaseUrl.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, ''));
 }
 
-export async function openStore(databaseUrl: string, options: { migrate?: boolean } = {}): Promise<Store> {
+export async function openStore(databaseUrl: string, options: { migrate?: boolean; poolSize?: number } = {}): Promise<Store> {
   let db: Kysely<Schema>;
   let dialect: Dialect;
   if (databaseUrl.startsWith('sqlite:')) {
@@ -60,7 +60,7 @@ export async function openStore(databaseUrl: string, options: { migrate?: boolea
     db = new Kysely<Schema>({ dialect: new SqliteDialect({ database }) });
     dialect = 'sqlite';
   } else {
-    const pool = new pg.Pool({ connectionString: databaseUrl, max: 10, connectionTimeoutMillis: 5000 });
+    const pool = new pg.Pool({ connectionString: databaseUrl, max: options.poolSize ?? 10, connectionTimeoutMillis: 5000 });
     // An idle client losing its server must not crash the process; the next query reports it.
     pool.on('error', () => {});
     db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });

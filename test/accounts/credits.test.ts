@@ -8,6 +8,7 @@ import {
   ledgerSum,
   refundExpiredReservations,
   refundReservation,
+  renewReservation,
   reserveCredit,
   settleReservation,
 } from '../../src/accounts/credits.ts';
@@ -63,6 +64,17 @@ for (const dialect of await dialects()) {
       assert.equal(await refundExpiredReservations(store.db, t0 + 6000), 1);
       assert.equal((await findAccountByEmail(store.db, 'lease@example.com'))?.credits, 3);
       assert.equal(await ledgerSum(store.db, account.id), 3);
+    });
+
+    it('does not refund a reservation whose lease its conversion keeps renewing', async () => {
+      const account = await createAccount(store.db, { email: 'renew@example.com', credits: 1 });
+      const t0 = Date.now();
+      await reserveCredit(store.db, account.id, 'vec_n_aaaaaa', 1000, t0);
+      assert.equal(await renewReservation(store.db, 'vec_n_aaaaaa', 1000, t0 + 900), true);
+      assert.equal(await refundExpiredReservations(store.db, t0 + 1500), 0, 'renewed: still running');
+      assert.equal(await refundExpiredReservations(store.db, t0 + 2000), 1, 'no renewal since: its process died');
+      assert.equal(await renewReservation(store.db, 'vec_n_aaaaaa', 1000, t0 + 2100), false, 'refunded: nothing to renew');
+      assert.equal(await ledgerSum(store.db, account.id), 1);
     });
 
     it('records grants and packs, and refuses non-positive amounts', async () => {

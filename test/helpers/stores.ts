@@ -103,23 +103,35 @@ export async function redisProblem(): Promise<string | undefined> {
 export interface LimitsBackend {
   name: 'memory' | 'redis';
   skip: string | false;
+  /**
+   * A fresh database this backend can run on: SQLite for in-process limits; PostgreSQL for
+   * Redis, since the service refuses REDIS_URL (several nodes) over an SQLite file.
+   */
+  createDatabase(): Promise<TestDatabase>;
   /** Environment for the service; a fresh key prefix per call. */
   env(): Record<string, string>;
   /** Removes what the backend left behind under the prefixes it handed out. */
   cleanup(): Promise<void>;
 }
 
-/** In-process limits always; Redis-backed when Redis answers (REQUIRE_REDIS=1 makes it mandatory). */
+/**
+ * In-process limits always; Redis-backed when Redis and PostgreSQL answer (REQUIRE_REDIS=1 and
+ * REQUIRE_POSTGRES=1 make them mandatory).
+ */
 export async function limitsBackends(): Promise<LimitsBackend[]> {
   const problem = await redisProblem();
   if (problem && process.env.REQUIRE_REDIS === '1') throw new Error(`${problem} (REQUIRE_REDIS=1)`);
   if (problem) process.stderr.write(`# skipping Redis tests: ${problem}\n`);
+  const postgres = await postgresProblem();
+  if (postgres && process.env.REQUIRE_POSTGRES === '1') throw new Error(`${postgres} (REQUIRE_POSTGRES=1)`);
+  if (!problem && postgres) process.stderr.write(`# skipping Redis tests (they need PostgreSQL): ${postgres}\n`);
   const prefixes: string[] = [];
   return [
-    { name: 'memory', skip: false, env: () => ({}), cleanup: async () => {} },
+    { name: 'memory', skip: false, createDatabase: async () => createSqliteDatabase(), env: () => ({}), cleanup: async () => {} },
     {
       name: 'redis',
-      skip: problem ?? false,
+      skip: problem ?? postgres ?? false,
+      createDatabase: createPostgresDatabase,
       env() {
         const prefix = `vectorize-test-${process.pid}-${randomBytes(4).toString('hex')}:`;
         prefixes.push(prefix);

@@ -7,7 +7,7 @@ import { updatePlan } from '../../src/accounts/plans.ts';
 import { secondsUntilNextUtcDay } from '../../src/limits/limits.ts';
 import { corpusFile, postVectorize, type JsonResponse } from '../helpers/http.ts';
 import { startTestService, testClock, type TestService } from '../helpers/service.ts';
-import { createSqliteDatabase, limitsBackends } from '../helpers/stores.ts';
+import { limitsBackends } from '../helpers/stores.ts';
 import { holdUpload, waitFor } from '../helpers/upload.ts';
 
 const PNG = corpusFile('edge/tiny_tango_address_book_32.png');
@@ -29,7 +29,7 @@ for (const backend of await limitsBackends()) {
     let key: string;
 
     before(async () => {
-      service = await startTestService(createSqliteDatabase(), { now: clock.now, env: backend.env() });
+      service = await startTestService(await backend.createDatabase(), { now: clock.now, env: backend.env() });
     });
     after(async () => {
       await service.close();

@@ -5,7 +5,7 @@ import { findAccountByEmail } from '../../src/accounts/accounts.ts';
 import { updatePlan } from '../../src/accounts/plans.ts';
 import { corpusFile, postVectorize } from '../helpers/http.ts';
 import { startTestService, testClock, type TestService } from '../helpers/service.ts';
-import { createSqliteDatabase, limitsBackends } from '../helpers/stores.ts';
+import { createPostgresDatabase, limitsBackends, postgresProblem } from '../helpers/stores.ts';
 import { holdUpload, waitFor } from '../helpers/upload.ts';
 
 const PNG = corpusFile('edge/tiny_tango_address_book_32.png');
@@ -19,7 +19,7 @@ describe('limits shared by two nodes through Redis', { skip: redis?.skip ?? 'no 
 
   before(async () => {
     const env = redis!.env();
-    const database = createSqliteDatabase();
+    const database = await redis!.createDatabase();
     nodeA = await startTestService(database, { now: clock.now, env });
     nodeB = await startTestService(database, { now: clock.now, env });
     await updatePlan(nodeA.store.db, 'free', { dailyQuota: null });
@@ -55,10 +55,13 @@ describe('limits shared by two nodes through Redis', { skip: redis?.skip ?? 'no 
   });
 });
 
-describe('a Redis that is unreachable', () => {
+describe('a Redis that is unreachable', { skip: (await postgresProblem()) ?? false }, () => {
   it('stops the service at start with a message naming REDIS_URL', async () => {
-    const database = createSqliteDatabase();
-    await assert.rejects(startTestService(database, { env: { REDIS_URL: 'redis://127.0.0.1:1' } }), /REDIS_URL/);
-    await database.drop();
+    const database = await createPostgresDatabase();
+    try {
+      await assert.rejects(startTestService(database, { env: { REDIS_URL: 'redis://127.0.0.1:1' } }), /REDIS_URL/);
+    } finally {
+      await database.drop();
+    }
   });
 });

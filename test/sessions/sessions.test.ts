@@ -178,7 +178,6 @@ for (const dialect of databases) {
 }
 
 const redis = (await limitsBackends()).find((backend) => backend.name === 'redis');
-const sqlite = databases.find((d) => d.dialect === 'sqlite');
 sessionStoreChecks('redis', redis?.skip ?? 'no Redis backend', async () => {
   const env = redis!.env();
   const sessions = await createRedisSessionStore(REDIS_TEST_URL, env.REDIS_PREFIX!);
@@ -194,7 +193,7 @@ sessionStoreChecks('redis', redis?.skip ?? 'no Redis backend', async () => {
 
 describe('web sessions in Redis shared by two nodes', { skip: redis?.skip ?? 'no Redis backend' }, () => {
   it('keeps sessions in Redis when REDIS_URL is set, and both nodes honour them', async () => {
-    const database = await sqlite!.create();
+    const database = await redis!.createDatabase();
     const env = redis!.env();
     const nodeA = await startTestService(database, { env });
     const nodeB = await startTestService(database, { env });

@@ -27,9 +27,16 @@ export function admitUploads(limit: number, onRefused: () => void = () => {}) {
       });
     }
     inFlight++;
-    reply.raw.once('close', () => {
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
       inFlight--;
-    });
+    };
+    reply.raw.once('close', release);
+    // A client (or a proxy) that hung up while the request was authenticated and its credit
+    // reserved: 'close' has fired already and would never fire again, leaking the slot.
+    if (reply.raw.destroyed) release();
   }
   return { admission, admit };
 }

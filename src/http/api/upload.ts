@@ -20,6 +20,10 @@ export interface UploadPace {
 }
 
 export async function readUpload(request: FastifyRequest, maxBytes: number, pace?: UploadPace): Promise<Upload> {
+  // The client (or the proxy in front) may have hung up while the request was authenticated and
+  // its credit reserved (a store a network hop away takes that long): the body will never come,
+  // and no event would say so, so the read would wait for the pace check. Fail it at once.
+  if (request.raw.destroyed && !request.raw.complete) throw new DomainError('invalid_input', 'image: the connection closed before the upload was read');
   return withUploadPace(request, pace, () => readMultipart(request, maxBytes));
 }
 
