@@ -47,7 +47,7 @@ const PGBENCH_PRO_ACCOUNTS = 1_000;
 const PGBENCH_RESULTS = 100_000;
 const PGBENCH = { clients: 8, threads: 2, seconds: 20 };
 const REDIS_BENCH = { requests: 200_000, clients: 50, keyspace: 1_000_000 };
-/** The pg pool's size per node (src/store/database.ts). */
+/** The pg pool's size per node: DATABASE_POOL_SIZE's default (src/config.ts). */
 const POOL_MAX = 10;
 
 // ---------------------------------------------------------------------------------------------
@@ -898,7 +898,7 @@ function writeFigures(f: Figures): void {
       projection('Redis, free conversions', redisFree.rate),
       projection('Redis, pro conversions', redisPro.rate),
       '',
-      `Connections: each node's pool opens up to ${POOL_MAX}; PostgreSQL here allows \`max_connections\` = ${maxConnections},`,
+      `Connections: each node's pool opens up to ${POOL_MAX} (\`DATABASE_POOL_SIZE\`, its default); PostgreSQL here allows \`max_connections\` = ${maxConnections},`,
       `${reserved} of them reserved for superusers, so **${nodesByConnections} nodes** fill it (${nodesByConnections} × ${POOL_MAX} = ${nodesByConnections * POOL_MAX}).`,
     ].join('\n'),
     SCALING_PATH,
