@@ -3,6 +3,7 @@
 // killed outright (SIGKILL) without taking the server with it.
 
 import { fork, type ChildProcess } from 'node:child_process';
+import { setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { WorkerReply, WorkerTask } from './protocol.ts';
 import { EngineError, type Engine, type EngineOptions, type TraceRequest, type TraceResult } from './types.ts';
@@ -43,6 +44,9 @@ interface WorkerSlot {
   expectedExit: EngineError | null;
 }
 
+/** The workers' niceness (0 is the server's): CPU-bound, they run whenever the server's thread is idle. */
+export const WORKER_NICENESS = 10;
+
 /** A worker that dies before saying it is ready is respawned after this pause, not in a tight loop. */
 const RESPAWN_DELAY_MS = 250;
 /** After this many workers in a row die before ready, waiting conversions are failed, not left hanging. */
@@ -73,6 +77,15 @@ export function createEngine(options: EngineOptions, dependencies: EngineDepende
       serialization: 'advanced',
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
+    // Tracing yields the CPU to the server's own thread: with every core tracing, requests,
+    // uploads and /healthz would otherwise wait for a time slice behind the workers.
+    if (child.pid !== undefined) {
+      try {
+        setPriority(child.pid, WORKER_NICENESS);
+      } catch {
+        // Not permitted here (some containers): the worker runs at the server's priority.
+      }
+    }
     const slot: WorkerSlot = { child, ready: false, job: null, expectedExit: null };
     slots.add(slot);
 

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { getPriority } from 'node:os';
 import { after, test } from 'node:test';
 import { DEFAULT_PARAMS } from '../../src/engine/params.ts';
-import { createEngine } from '../../src/engine/pool.ts';
+import { createEngine, WORKER_NICENESS } from '../../src/engine/pool.ts';
 import { EngineError, type EngineErrorKind } from '../../src/engine/types.ts';
 import { corpusImage } from './corpus.ts';
 
@@ -83,4 +85,15 @@ test('when workers cannot start, waiting conversions fail with engine_failed ins
   } finally {
     await broken.close();
   }
+});
+
+test('workers run at a lower CPU priority than the server', async () => {
+  await engine.convert(small);
+  // The workers are this process's children running worker.ts; ps prints each one's niceness.
+  const niceness = execFileSync('ps', ['-o', 'ni=,args=', '--ppid', String(process.pid)], { encoding: 'utf8' })
+    .split('\n')
+    .filter((line) => /engine\/worker\.(ts|js)/.test(line))
+    .map((line) => Number(line.trim().split(/\s+/)[0]));
+  assert.ok(niceness.length >= 1, 'a worker process is running');
+  assert.ok(niceness.every((value) => value === WORKER_NICENESS + getPriority()), `niceness ${niceness.join(', ')}`);
 });
