@@ -112,6 +112,15 @@ export function shapeBox(shape: TracedShape): Box {
   return box;
 }
 
+/** Distance from (px, py) to the segment (ax, ay)–(bx, by). */
+export function distanceToSegment(px: number, py: number, ax: number, ay: number, bx: number, by: number): number {
+  const dx = bx - ax;
+  const dy = by - ay;
+  const lengthSquared = dx * dx + dy * dy;
+  const t = lengthSquared === 0 ? 0 : Math.max(0, Math.min(1, ((px - ax) * dx + (py - ay) * dy) / lengthSquared));
+  return Math.hypot(px - (ax + t * dx), py - (ay + t * dy));
+}
+
 /** Subpaths enclosing less than this (original pixels²) are not written. */
 export const MIN_SUBPATH_AREA = 1 / 16;
 
@@ -173,16 +182,9 @@ export function withoutDegenerateSubpaths(image: VectorImage, decimals: number):
 export function withStraightLines(image: VectorImage, decimals: number): VectorImage {
   const tolerance = 0.5 * 10 ** -decimals;
   const { scaleX, scaleY } = image;
-  /** Distance (original pixels) of p from the line a→b, and p's position along it (0 at a, 1 at b). */
-  const offChord = (ax: number, ay: number, bx: number, by: number, px: number, py: number): [number, number] => {
-    const dx = (bx - ax) * scaleX;
-    const dy = (by - ay) * scaleY;
-    const length = Math.hypot(dx, dy);
-    const qx = (px - ax) * scaleX;
-    const qy = (py - ay) * scaleY;
-    if (length === 0) return [Math.hypot(qx, qy), 0];
-    return [Math.abs(qx * dy - qy * dx) / length, (qx * dx + qy * dy) / (length * length)];
-  };
+  /** distanceToSegment in original pixels: p from the segment a→b. */
+  const off = (px: number, py: number, ax: number, ay: number, bx: number, by: number): number =>
+    distanceToSegment(px * scaleX, py * scaleY, ax * scaleX, ay * scaleY, bx * scaleX, by * scaleY);
   const straighten = (path: PathGeometry): PathGeometry => {
     const commands: number[] = [];
     const coords: number[] = [];
@@ -194,8 +196,7 @@ export function withStraightLines(image: VectorImage, decimals: number): VectorI
     let read = 0;
     const lineTo = (toX: number, toY: number) => {
       if (commands[commands.length - 1] === PathCommand.line && !Number.isNaN(lineFromX)) {
-        const [distance, along] = offChord(lineFromX, lineFromY, toX, toY, x, y);
-        if (distance <= tolerance && along > 0 && along < 1) {
+        if (off(x, y, lineFromX, lineFromY, toX, toY) <= tolerance) {
           coords[coords.length - 2] = toX;
           coords[coords.length - 1] = toY;
           x = toX;
@@ -225,19 +226,23 @@ export function withStraightLines(image: VectorImage, decimals: number): VectorI
         y = toY;
         lineFromX = NaN;
       } else if (command === PathCommand.cubic) {
-        const c = path.coords.slice(read, read + 6) as [number, number, number, number, number, number];
-        read += 6;
-        const [d1, t1] = offChord(x, y, c[4], c[5], c[0], c[1]);
-        const [d2, t2] = offChord(x, y, c[4], c[5], c[2], c[3]);
-        const chord = Math.hypot((c[4] - x) * scaleX, (c[5] - y) * scaleY);
-        if (chord > 0 && d1 <= tolerance && d2 <= tolerance && t1 >= 0 && t1 <= 1 && t2 >= 0 && t2 <= 1) {
-          lineTo(c[4], c[5]);
+        const c = path.coords;
+        const toX = c[read + 4] as number;
+        const toY = c[read + 5] as number;
+        const straight =
+          (toX !== x || toY !== y) &&
+          off(c[read] as number, c[read + 1] as number, x, y, toX, toY) <= tolerance &&
+          off(c[read + 2] as number, c[read + 3] as number, x, y, toX, toY) <= tolerance;
+        if (straight) {
+          read += 6;
+          lineTo(toX, toY);
           continue;
         }
         commands.push(command);
-        coords.push(...c);
-        x = c[4];
-        y = c[5];
+        for (let k = 0; k < 6; k++) coords.push(c[read + k] as number);
+        read += 6;
+        x = toX;
+        y = toY;
         lineFromX = NaN;
       } else {
         commands.push(command);

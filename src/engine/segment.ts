@@ -128,7 +128,7 @@ export function opaqueSilhouette(rgba: Buffer, width: number, height: number): B
       if (alpha === 0 || alpha === 255) continue;
       let clear = false;
       let solid = false;
-      // The hue distance to the nearest-coloured solid neighbour.
+      // A faint pixel's hue distance to the nearest-coloured solid neighbour.
       let nearest = Infinity;
       for (let dy = -1; dy <= 1; dy++) {
         const ny = y + dy;
@@ -141,7 +141,7 @@ export function opaqueSilhouette(rgba: Buffer, width: number, height: number): B
           if (neighbour <= 8) clear = true;
           else if (neighbour >= 240) {
             solid = true;
-            nearest = Math.min(nearest, straightDistance(rgba, i, at));
+            if (alpha < FRINGE_ALPHA) nearest = Math.min(nearest, straightDistance(rgba, i, at));
           }
         }
       }

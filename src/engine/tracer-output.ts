@@ -2,7 +2,7 @@
 // straight cubics read as lines. Only numbers and colours are taken from it, so no script,
 // event attribute or external reference can reach the output.
 
-import { flat, PathCommand, type PathGeometry, type Rgb, type TracedShape } from './geometry.ts';
+import { distanceToSegment, flat, PathCommand, type PathGeometry, type Rgb, type TracedShape } from './geometry.ts';
 
 export const PATH_ELEMENT = /<path\b([^>]*)\/?>/g;
 
@@ -28,15 +28,6 @@ function parseHexColour(text: string): Rgb | null {
     return { r: parseInt(three[1], 16) * 17, g: parseInt(three[2], 16) * 17, b: parseInt(three[3], 16) * 17 };
   }
   return null;
-}
-
-/** Distance from (px, py) to the segment (ax, ay)–(bx, by). */
-function distanceToSegment(px: number, py: number, ax: number, ay: number, bx: number, by: number): number {
-  const dx = bx - ax;
-  const dy = by - ay;
-  const lengthSquared = dx * dx + dy * dy;
-  const t = lengthSquared === 0 ? 0 : Math.max(0, Math.min(1, ((px - ax) * dx + (py - ay) * dy) / lengthSquared));
-  return Math.hypot(px - (ax + t * dx), py - (ay + t * dy));
 }
 
 /** A read position in path data. */
