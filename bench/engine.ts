@@ -17,7 +17,7 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import type { TraceParams } from '../src/engine/params.ts';
-import { countNodes } from '../src/engine/writers/svg.ts';
+import { countNodes } from '../src/engine/write/svg.ts';
 import { argumentValue, CORPUS_DIR, HELD_OUT_DIR, listCorpus, readKindsManifest, type ImageKindName, type KindEntry } from './corpus.ts';
 import { FULL_RESOLUTION_MAX_PIXELS, inkTable, inkTargets, measureInk, printInkRow, type InkRow } from './ink.ts';
 import {

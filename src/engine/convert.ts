@@ -1,20 +1,19 @@
 // One conversion, in-process: decode → classify → prepare → trace → write SVG.
 // The worker pool runs this in child processes; tests and the benchmark call it directly.
 
-import { CLASSIFY_PIXELS, classifyImage, measureImage, type ImageKind, type ImageStats } from './classify.ts';
-import { decodeImage, sniffFormat, type DecodedImage } from './decode.ts';
-import { enhanceInput, fitToBudget, fitToPixels, DECODE_PIXELS, prepareWithinBudget, resizeTo, sketchUpscaleFactor, WORKING_PIXELS, type RgbaImage } from './prepare.ts';
+import { CLASSIFY_PIXELS, classifyImage, measureImage, type ImageKind, type ImageStats } from './analyse/classify.ts';
+import { decodeImage, sniffFormat, type DecodedImage } from './analyse/decode.ts';
+import { enhanceInput, fitToBudget, fitToPixels, DECODE_PIXELS, prepareWithinBudget, resizeTo, sketchUpscaleFactor, WORKING_PIXELS, type RgbaImage } from './analyse/prepare.ts';
 import type { TraceParams } from './params.ts';
-import { traceArtwork, type ArtworkTrace } from './artwork.ts';
+import { traceArtwork, type ArtworkTrace } from './trace/artwork.ts';
 import { type Rgb, type TracedShape, type VectorImage, withoutDegenerateSubpaths, withStraightLines } from './geometry.ts';
-import { PathSimplifyMode } from '@neplex/vectorizer';
-import { fitInkOutlines, fitsInkOutlines, joinDiagonalInk, paintLineArt } from './line-art.ts';
-import { parseTracerSvg } from './tracer-output.ts';
-import { writeSvgDocument } from './writers/svg.ts';
-import { writeFile } from './writers/index.ts';
-import { cutOutImage } from './cutouts.ts';
-import { restoreOpacity } from './opacity.ts';
-import { buildTracerConfig, decimalPlaces, resolveCurveMode, runTracer, type ResolvedCurveMode } from './trace.ts';
+import { fitInkOutlines, fitsInkOutlines, joinDiagonalInk, paintLineArt } from './trace/line-art.ts';
+import { parseTracerSvg } from './trace/tracer-output.ts';
+import { writeSvgDocument } from './write/svg.ts';
+import { writeFile } from './write/index.ts';
+import { cutOutImage } from './write/cutouts.ts';
+import { restoreOpacity } from './paint/opacity.ts';
+import { buildTracerConfig, decimalPlaces, resolveCurveMode, runTracer, type ResolvedCurveMode } from './trace/vtracer.ts';
 import { EngineError, type TraceRequest, type TraceResult } from './types.ts';
 
 export interface ConvertOptions {
@@ -113,10 +112,9 @@ async function traceWorking(working: RgbaImage, kind: ImageKind, params: TracePa
   const prepared = await prepareWithinBudget(source, kind, params.colorPrecision, sketchUpscale, params.inputEnhance);
   const workingScale = prepared.width / decoded.originalWidth;
   const curveMode = resolveCurveMode(params.curveMode, kind, prepared.dense);
-  const config = buildTracerConfig(params, { kind, curveMode, workingScale, dense: prepared.dense });
   // Ink on its own pixel grid: exact pixel outlines from the tracer, fitted here (line-art.ts).
   const ownInkFit = kind === 'sketch' && fitsInkOutlines(curveMode, sketchUpscale);
-  if (ownInkFit) config.mode = PathSimplifyMode.None;
+  const config = buildTracerConfig(params, { kind, curveMode, workingScale, dense: prepared.dense, exactOutlines: ownInkFit });
 
   let tracerSvg: string;
   try {

@@ -1,5 +1,5 @@
 import type { CurveMode, Mode, TraceParams } from './params.ts';
-import type { FileFormat } from './writers/index.ts';
+import type { FileFormat } from './write/index.ts';
 
 /** What the engine made of one image. */
 export interface TraceResult {
