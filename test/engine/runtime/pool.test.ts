@@ -92,7 +92,7 @@ test('workers run at a lower CPU priority than the server', async () => {
   // The workers are this process's children running worker.ts; ps prints each one's niceness.
   const niceness = execFileSync('ps', ['-o', 'ni=,args=', '--ppid', String(process.pid)], { encoding: 'utf8' })
     .split('\n')
-    .filter((line) => /engine\/worker\.(ts|js)/.test(line))
+    .filter((line) => /engine\/runtime\/worker\.(ts|js)/.test(line))
     .map((line) => Number(line.trim().split(/\s+/)[0]));
   assert.ok(niceness.length >= 1, 'a worker process is running');
   assert.ok(niceness.every((value) => value === WORKER_NICENESS + getPriority()), `niceness ${niceness.join(', ')}`);
