@@ -2,6 +2,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { TraceParams } from '../engine/params.ts';
 import type { TraceResult } from '../engine/types.ts';
+import type { CutReport } from '../engine/check/cut-report.ts';
 import type { Schema } from '../store/schema.ts';
 import type { Db } from '../store/database.ts';
 
@@ -20,6 +21,8 @@ export interface ConversionRecord {
   processing_time_ms: number;
   params: TraceParams;
   resolved: TraceResult['chosen'];
+  /** Present when the conversion had a cut report (`unit` not px, or a preset). */
+  report?: CutReport;
 }
 
 export async function insertConversion(
@@ -41,6 +44,7 @@ export async function insertConversion(
       params: JSON.stringify(input.params),
       resolved: JSON.stringify(input.result.chosen),
       created_at: now,
+      report: input.result.report ? JSON.stringify(input.result.report) : null,
     })
     .execute();
 }
@@ -72,6 +76,7 @@ export async function findConversion(
     processing_time_ms: Number(row.processing_time_ms),
     params: JSON.parse(row.params) as TraceParams,
     resolved: JSON.parse(row.resolved) as TraceResult['chosen'],
+    ...(row.report ? { report: JSON.parse(row.report) as CutReport } : {}),
   };
 }
 

@@ -7,6 +7,7 @@ import { DomainError } from '../errors.ts';
 import { sniffFormat } from '../engine/analyse/decode.ts';
 import type { TraceParams } from '../engine/params.ts';
 import { EngineError, type Engine } from '../engine/types.ts';
+import type { CutReport } from '../engine/check/cut-report.ts';
 import type { FileFormat } from '../engine/write/index.ts';
 import type { Limits } from '../limits/limits.ts';
 import type { Store } from '../store/database.ts';
@@ -39,6 +40,8 @@ export interface VectorizeResponse {
   node_count: number;
   processing_time_ms: number;
   credits_remaining: number | null;
+  /** When `unit` is not px or a preset was given (issue 19). */
+  report?: CutReport;
 }
 
 /** The JSON response's fields, and the file when a format was asked for. */
@@ -103,6 +106,7 @@ async function reserveAndConvert(
       node_count: result.nodeCount,
       processing_time_ms: result.processingTimeMs,
       credits_remaining: creditsRemaining,
+      ...(result.report ? { report: result.report } : {}),
       ...(result.file ? { file: Buffer.from(result.file.buffer, result.file.byteOffset, result.file.byteLength) } : {}),
     };
   } catch (error) {

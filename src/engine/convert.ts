@@ -3,11 +3,11 @@
 
 import { CLASSIFY_PIXELS, classifyImage, measureImage, type ImageKind, type ImageStats } from './analyse/classify.ts';
 import { decodeImage, sniffFormat, type DecodedImage } from './analyse/decode.ts';
-import { enhanceInput, fitToBudget, fitToPixels, DECODE_PIXELS, prepareWithinBudget, resizeTo, sketchUpscaleFactor, WORKING_PIXELS, type RgbaImage } from './analyse/prepare.ts';
+import { enhanceInput, fitToPixels, DECODE_PIXELS, prepareWithinBudget, resizeTo, sketchUpscaleFactor, WORKING_PIXELS, type RgbaImage } from './analyse/prepare.ts';
 import type { TraceParams } from './params.ts';
 import { traceArtwork, type ArtworkTrace } from './trace/artwork.ts';
 import { type Rgb, type TracedShape, type VectorImage, withoutDegenerateSubpaths, withStraightLines } from './geometry.ts';
-import { fitInkOutlines, fitsInkOutlines, joinDiagonalInk, paintLineArt } from './trace/line-art.ts';
+import { fitInkOutlines, fitsInkOutlines, joinDiagonalInk, paintLineArt, spotColourLineArt } from './trace/line-art.ts';
 import { parseTracerSvg } from './trace/tracer-output.ts';
 import { writeSvgDocument } from './write/svg.ts';
 import { writeFile } from './write/index.ts';
@@ -15,6 +15,12 @@ import { cutOutImage } from './write/cutouts.ts';
 import { restoreOpacity } from './paint/opacity.ts';
 import { buildTracerConfig, decimalPlaces, resolveCurveMode, runTracer, type ResolvedCurveMode } from './trace/vtracer.ts';
 import { EngineError, type TraceRequest, type TraceResult } from './types.ts';
+import { spotColourRequest, type SpotColourRequest } from './paint/spot-colours.ts';
+import { spotColourRegions, traceSpotColours } from './trace/spot-colours.ts';
+import { CENTERLINE_PIXELS, traceCenterline } from './trace/centerline.ts';
+import { removeNarrowFeatures } from './write/min-feature.ts';
+import { cutReport } from './check/cut-report.ts';
+import { pixelsPerUnit, type PhysicalSize } from './write/page.ts';
 
 export interface ConvertOptions {
   maxInputPixels: number;
@@ -26,7 +32,8 @@ export interface ConvertOptions {
 const STRAIGHT_TOLERANCE = 0.15;
 
 export function resolveKind(params: TraceParams, stats: ImageStats, decoded: DecodedImage): ImageKind {
-  if (params.mode === 'sketch') return 'sketch';
+  // Centerline traces ink, whatever the picture: lines are what it draws.
+  if (params.centerline || params.mode === 'sketch') return 'sketch';
   if (params.mode === 'photo') return 'photo';
   return classifyImage(stats, decoded);
 }
@@ -50,8 +57,14 @@ export async function convertImage(request: TraceRequest, options: ConvertOption
   }
 
   // Large images are traced at the working size of their kind, and the SVG scaled back.
-  const working = await fitToBudget(decoded, kind);
-  const traced = await traceWorking(working, kind, request.params, decoded, stats);
+  const { params } = request;
+  const spot = spotColourRequest(params);
+  const working = await fitToPixels(decoded, params.centerline ? CENTERLINE_PIXELS : WORKING_PIXELS[kind]);
+  const traced = params.centerline
+    ? await traceCenterlineWorking(working, params, decoded, spot)
+    : spot && kind !== 'sketch'
+      ? await traceSpotColourWorking(working, kind, params, decoded, spot)
+      : await traceWorking(working, kind, params, decoded, stats, spot);
   const image: VectorImage = {
     width: decoded.originalWidth,
     height: decoded.originalHeight,
@@ -64,14 +77,19 @@ export async function convertImage(request: TraceRequest, options: ConvertOption
   // round coarser than a traced pixel, it gets a digit more. Strokes two or three pixels wide
   // otherwise lose up to a pixel of their width (the pencil drawing at full resolution: SSIM 0.824
   // at whole pixels, 0.841 at 0.1 px; Potrace 0.836).
-  let decimals = decimalPlaces(request.params.pathPrecision, Math.max(decoded.originalWidth, decoded.originalHeight));
+  let decimals = decimalPlaces(params.pathPrecision, Math.max(decoded.originalWidth, decoded.originalHeight));
   if (kind === 'sketch' && 10 ** -decimals > 1 / (traced.upscale ?? 1)) decimals += 1;
   // Output options and the requested file format, all from the same model.
-  const cutouts = request.params.stacking === 'cutouts';
+  const cutouts = params.stacking === 'cutouts';
+  const page: PhysicalSize = { unit: params.unit, dpi: params.dpi };
   const written = withoutDegenerateSubpaths(withStraightLines(image, decimals), decimals);
-  const output = cutouts ? withoutDegenerateSubpaths(cutOutImage(written, decimals), decimals) : written;
-  const { svg, nodeCount } = writeSvgDocument(output, decimals, { groupBy: request.params.groupBy, disjoint: cutouts });
-  const file = request.format ? await writeFile(request.format, output, svg, decimals) : undefined;
+  const cut = cutouts ? withoutDegenerateSubpaths(cutOutImage(written, decimals), decimals) : written;
+  // minFeature is in the document's unit; pixels are what the geometry is in.
+  const narrow = removeNarrowFeatures(cut, params.minFeature * pixelsPerUnit(page), decimals, cutouts);
+  const output = narrow.image;
+  const { svg, nodeCount } = writeSvgDocument(output, decimals, { groupBy: params.groupBy, disjoint: cutouts, page });
+  const file = request.format ? await writeFile(request.format, output, svg, decimals, page) : undefined;
+  const report = params.unit !== 'px' || params.preset !== undefined ? cutReport(output, decimals, page, narrow.removed) : undefined;
 
   return {
     ...(file ? { file } : {}),
@@ -81,6 +99,7 @@ export async function convertImage(request: TraceRequest, options: ConvertOption
     nodeCount,
     processingTimeMs: Math.round(performance.now() - started),
     chosen: { mode: kind, curveMode: traced.curveMode },
+    ...(report ? { report } : {}),
   };
 }
 
@@ -100,7 +119,7 @@ interface TracedPicture {
  * except dense artwork (maps, charts: finer detail than a reduced segmentation grid keeps), which
  * is traced pixel-exact from its palette like the other kinds.
  */
-async function traceWorking(working: RgbaImage, kind: ImageKind, params: TraceParams, decoded: DecodedImage, stats: ImageStats): Promise<TracedPicture> {
+async function traceWorking(working: RgbaImage, kind: ImageKind, params: TraceParams, decoded: DecodedImage, stats: ImageStats, spot?: SpotColourRequest): Promise<TracedPicture> {
   if (kind === 'logo') {
     const curveMode = resolveCurveMode(params.curveMode, 'logo', false);
     const artwork = await traceArtworkOrFail(working, params, curveMode);
@@ -139,7 +158,43 @@ async function traceWorking(working: RgbaImage, kind: ImageKind, params: TracePa
   // Line art is opaque ink in the ink's colour, on one or two papers; colour shapes get their opacity back.
   if (kind === 'sketch') shapes = await paintLineArt(shapes, prepared, sketchUpscale, config, STRAIGHT_TOLERANCE);
   if (kind !== 'sketch' && stats.partialAlphaShare > 0.005) restoreOpacity(shapes, await resizeTo(source, prepared.width, prepared.height));
+  if (kind === 'sketch' && spot) {
+    const painted = spotColourLineArt(shapes, prepared, spot);
+    return { shapes: painted.shapes, width: prepared.width, height: prepared.height, background: painted.background, curveMode, upscale: sketchUpscale };
+  }
   return { shapes, width: prepared.width, height: prepared.height, background: prepared.background, curveMode, upscale: sketchUpscale };
+}
+
+/** `palette` and `maxColors` on colour pictures and pixel art: the picture in spot colours (trace/spot-colours.ts). */
+async function traceSpotColourWorking(working: RgbaImage, kind: ImageKind, params: TraceParams, decoded: DecodedImage, spot: SpotColourRequest): Promise<TracedPicture> {
+  const curveMode = resolveCurveMode(params.curveMode, kind, false);
+  try {
+    // Artwork: its regions (edges where the anti-aliasing puts them) each take a spot colour.
+    if (kind === 'logo') {
+      const artwork = await traceArtwork(working, params, curveMode, spotColourRegions(spot));
+      if (artwork) return { ...artwork, curveMode };
+    }
+    const traced = await traceSpotColours(working, kind, params, spot, curveMode, working.width / decoded.originalWidth);
+    return { shapes: traced.shapes, width: traced.width, height: traced.height, curveMode };
+  } catch (error) {
+    throw new EngineError('engine_failed', `the tracer failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+/** `centerline`: the ink as strokes along its lines, wide ink filled (trace/centerline.ts); no paper. */
+async function traceCenterlineWorking(working: RgbaImage, params: TraceParams, decoded: DecodedImage, spot: SpotColourRequest | undefined): Promise<TracedPicture> {
+  const curveMode = resolveCurveMode(params.curveMode, 'sketch', false);
+  const config = (upscale: number) =>
+    buildTracerConfig(params, { kind: 'sketch', curveMode: 'spline', workingScale: (working.width * upscale) / decoded.originalWidth, dense: false });
+  let traced;
+  try {
+    traced = await traceCenterline(working, params, config);
+  } catch (error) {
+    throw new EngineError('engine_failed', `the tracer failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  let shapes = traced.shapes;
+  if (spot?.palette) shapes = spotColourLineArt(shapes, { ink: traced.ink }, spot).shapes;
+  return { shapes, width: traced.width, height: traced.height, curveMode, upscale: traced.upscale };
 }
 
 async function traceArtworkOrFail(working: RgbaImage, params: TraceParams, curveMode: ResolvedCurveMode): Promise<ArtworkTrace | null> {

@@ -46,6 +46,16 @@ export interface TracedShape {
   /** 0–1; omitted from the output when 1. */
   opacity: number;
   paths: PathGeometry[];
+  /**
+   * A centerline stroke: the paths are open lines, drawn (not filled) with round caps and joins,
+   * this wide (working pixels), in the colour of `fill` (always flat).
+   */
+  stroke?: { width: number };
+}
+
+/** Whether a shape is drawn as a stroke (centerline) rather than filled. */
+export function isStroke(shape: TracedShape): boolean {
+  return shape.stroke !== undefined;
 }
 
 /** A whole traced picture, ready for a writer. */
@@ -138,6 +148,11 @@ export function withoutDegenerateSubpaths(image: VectorImage, decimals: number):
   const round = (value: number, scale: number) => Math.round(value * scale * step) / step;
   const shapes: TracedShape[] = [];
   for (const shape of image.shapes) {
+    // A stroke encloses nothing by design: its lines are what is drawn.
+    if (shape.stroke) {
+      shapes.push(shape);
+      continue;
+    }
     const paths: PathGeometry[] = [];
     for (const path of shape.paths) {
       const kept: PathGeometry = { commands: [], coords: [] };

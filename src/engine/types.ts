@@ -1,5 +1,6 @@
 import type { CurveMode, Mode, TraceParams } from './params.ts';
 import type { FileFormat } from './write/index.ts';
+import type { CutReport } from './check/cut-report.ts';
 
 /** What the engine made of one image. */
 export interface TraceResult {
@@ -15,6 +16,8 @@ export interface TraceResult {
   processingTimeMs: number;
   /** What `auto` resolved to for this image. */
   chosen: { mode: Exclude<Mode, 'auto'> | 'pixelart' | 'logo'; curveMode: Exclude<CurveMode, 'auto'> };
+  /** What a cutter or plotter meets in the file; when `unit` is not px or a preset was given. */
+  report?: CutReport;
 }
 
 export interface TraceRequest {

@@ -144,6 +144,12 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .execute();
       },
     },
+    // The cut report of a conversion (issue 19), for the result lookup; null where none was asked for.
+    '0300_makers_conversion_report': {
+      async up(db: Kysely<unknown>) {
+        await db.schema.alterTable('conversions').addColumn('report', 'text').execute();
+      },
+    },
   };
 }
 

@@ -66,6 +66,8 @@ export interface ConversionsTable {
   params: string;
   resolved: string;
   created_at: number;
+  /** The cut report as JSON, or null when none was asked for. */
+  report: string | null;
 }
 
 /** Web sessions (src/http/web/sessions.ts); the cookie holds the id, the table only its SHA-256. */

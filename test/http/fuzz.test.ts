@@ -123,7 +123,16 @@ function randomParams(rng: Rng): string {
       for (let i = rng.int(1, 4); i > 0; i--) {
         const name = rng.pick(names) as keyof typeof PARAM_SPECS;
         const spec = PARAM_SPECS[name];
-        params[name] = spec.kind === 'integer' ? rng.int(spec.min, spec.max) : spec.kind === 'boolean' ? rng.chance(0.5) : rng.pick(spec.values);
+        params[name] =
+          spec.kind === 'integer'
+            ? rng.int(spec.min, spec.max)
+            : spec.kind === 'boolean'
+              ? rng.chance(0.5)
+              : spec.kind === 'number'
+                ? rng.int(0, 8) / 4
+                : spec.kind === 'colours'
+                  ? rng.pick([['#000000', '#ffffff'], ['#e4002b'], ['#112233', '#445566', '#778899']])
+                  : rng.pick(spec.values);
       }
       return JSON.stringify(params);
     }

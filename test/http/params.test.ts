@@ -49,6 +49,33 @@ function cases(): Case[] {
           { member, value: [], ok: false },
         );
         break;
+      case 'number':
+        out.push(
+          { member, value: spec.min, ok: true },
+          { member, value: 2.5, ok: true },
+          { member, value: spec.min - 0.01, ok: false },
+          { member, value: String(spec.default), ok: false },
+          { member, value: null, ok: false },
+          { member, value: true, ok: false },
+          { member, value: [1], ok: false },
+        );
+        break;
+      case 'colours':
+        out.push(
+          { member, value: ['#000000'], ok: true },
+          { member, value: ['#e4002b', '#ffffff', '#0a0a0a'], ok: true },
+          { member, value: Array.from({ length: spec.maxItems }, (_, i) => `#${i.toString(16).padStart(6, '0')}`), ok: true },
+          { member, value: [], ok: false },
+          { member, value: Array.from({ length: spec.maxItems + 1 }, (_, i) => `#${i.toString(16).padStart(6, '0')}`), ok: false },
+          { member, value: '#000000', ok: false },
+          { member, value: ['red'], ok: false },
+          { member, value: ['#12345'], ok: false },
+          { member, value: ['#1234567'], ok: false },
+          { member, value: ['000000'], ok: false },
+          { member, value: [0], ok: false },
+          { member, value: null, ok: false },
+        );
+        break;
     }
   }
   return out;
@@ -72,7 +99,7 @@ describe('params matrix', () => {
       if (ok) {
         assert.equal(res.status, 200, JSON.stringify(res.body));
         const meta = await getResult(service.url, key, String(res.body.id));
-        assert.equal((meta.body.params as Record<string, unknown>)[member], value);
+        assert.deepEqual((meta.body.params as Record<string, unknown>)[member], value);
       } else {
         assert.equal(res.status, 400, JSON.stringify(res.body));
         const message = String(res.body.error);
@@ -81,12 +108,15 @@ describe('params matrix', () => {
         if (spec.kind === 'integer') assert.match(message, new RegExp(`${spec.min} to ${spec.max}`));
         if (spec.kind === 'enum') for (const allowed of spec.values) assert.ok(message.includes(`"${allowed}"`));
         if (spec.kind === 'boolean') assert.match(message, /boolean/);
+        if (spec.kind === 'number') assert.match(message, new RegExp(`number of ${spec.min} or more`));
+        if (spec.kind === 'colours') assert.match(message, /#rrggbb/);
       }
     });
   }
 
   it('applies defaults to omitted members and accepts all members together', async () => {
-    const all = Object.fromEntries(Object.entries(PARAM_SPECS).map(([name, spec]) => [name, spec.default]));
+    // Members without a default (palette, maxColors, preset) are absent until given.
+    const all = Object.fromEntries(Object.entries(PARAM_SPECS).flatMap(([name, spec]) => ('default' in spec && spec.default !== undefined ? [[name, spec.default]] : [])));
     const res = await postVectorize(service.url, key, { image: IMAGE, params: all });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     const empty = await postVectorize(service.url, key, { image: IMAGE, params: '' });

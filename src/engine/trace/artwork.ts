@@ -12,7 +12,7 @@ import sharp from 'sharp';
 import { CORNER_ISOLATION, fitOutlines, type CurveOptions } from './curves.ts';
 import type { TracedShape } from '../geometry.ts';
 import { fitPaints, paintOpacity, type RegionPaint } from '../paint/gradient.ts';
-import { meanOf, MOMENT_STRIDE } from '../segment/moments.ts';
+import { meanOf, MOMENT_STRIDE, pixelCount } from '../segment/moments.ts';
 import type { TraceParams } from '../params.ts';
 import { isDenseArtwork, PALETTE_COLOURS, quantiseColours, type RgbaImage } from '../analyse/prepare.ts';
 import { DEFAULT_SEGMENT_OPTIONS, segmentArtwork, type Segmentation, type SegmentOptions } from '../segment/segment.ts';
@@ -98,7 +98,7 @@ export function fittingTolerance(segmentLength: number): number {
 const STRAIGHT_SIDE_PIXELS = 0.25;
 
 /** Curve fitting on the traced grid, which has `perPixel` traced pixels per working pixel. */
-function curveOptions(params: TraceParams, perPixel: number): CurveOptions {
+export function curveOptions(params: TraceParams, perPixel: number): CurveOptions {
   return {
     tolerance: fittingTolerance(params.segmentLength),
     cornerAngle: params.cornerThreshold,
@@ -154,8 +154,7 @@ function nearestRegion(colours: Uint32Array, r: number, g: number, b: number, el
  * in the source, so nothing may be stacked under them: they are traced on their own and painted
  * first, and the opaque regions are traced with them as holes.
  */
-async function traceLabels(labels: Int32Array, width: number, height: number, segmentation: Segmentation, paints: RegionPaint[], config: Config): Promise<TracedShape[]> {
-  const colours = labelColours(segmentation);
+async function traceLabels(labels: Int32Array, width: number, height: number, colours: Uint32Array, paints: RegionPaint[], config: Config): Promise<TracedShape[]> {
   const regionOf = new Map<number, number>();
   colours.forEach((word, region) => regionOf.set(word, region));
   const translucent = paints.map((paint) => paintOpacity(paint) < OPAQUE_ABOVE);
@@ -193,7 +192,7 @@ async function traceLabels(labels: Int32Array, width: number, height: number, se
  * Points within two traced pixels of the image's edge are put on it: the tracer's outline of a
  * shape that fills to the edge can end a pixel short, and the page would show there.
  */
-function snapToFrame(shapes: TracedShape[], width: number, height: number): void {
+export function snapToFrame(shapes: TracedShape[], width: number, height: number): void {
   for (const shape of shapes) {
     for (const { coords } of shape.paths) {
       for (let at = 0; at + 1 < coords.length; at += 2) {
@@ -236,7 +235,13 @@ function gradientShare(segmentation: Segmentation, paints: RegionPaint[]): numbe
  * for artwork the other path traces better: dense artwork (isDenseArtwork), whose detail the
  * reduced segmentation grid would lose, and large artwork with little gradient in it.
  */
-export async function traceArtwork(working: RgbaImage, params: TraceParams, curveMode: ResolvedCurveMode): Promise<ArtworkTrace | null> {
+/**
+ * Spot colours for the artwork path (`palette`, `maxColors`): each region's paint and pixel count
+ * in, a spot colour per region out (-1: the region is left clear), with the spot colours' paints.
+ */
+export type RegionRecolouring = (paints: RegionPaint[], weights: number[]) => { spotOfRegion: Int32Array; paints: RegionPaint[] };
+
+export async function traceArtwork(working: RgbaImage, params: TraceParams, curveMode: ResolvedCurveMode, recolour?: RegionRecolouring): Promise<ArtworkTrace | null> {
   // Large flat artwork keeps more of its detail traced whole from its palette: the reduced grid
   // pays off where it brings gradients, which a small copy shows as well as a large one.
   if (working.width * working.height > SEGMENT_PIXELS && (await gradientShareOf(working, params)) < LARGE_GRADIENT_SHARE) return null;
@@ -261,7 +266,21 @@ export async function traceArtwork(working: RgbaImage, params: TraceParams, curv
   const covered = premultiply(await resized(working, grid.width, grid.height, 'lanczos3'));
   const labels = grid.factor === 1 ? segmentation.labels : upsampleLabels(segmentation, covered, fine, grid.factor);
   const paints = fitPaints(segmentation, grid.factor);
-  const shapes = await traceLabels(labels, fineWidth, fineHeight, segmentation, paints, regionMapTracerConfig(params, curveMode, grid.factor));
+  const config = regionMapTracerConfig(params, curveMode, grid.factor);
+  let shapes: TracedShape[];
+  if (recolour) {
+    // Regions of one spot colour are one colour on the map: the tracer makes touching ones one shape.
+    const weights = paints.map((_, region) => pixelCount(segmentation.sums, region * MOMENT_STRIDE));
+    const spot = recolour(paints, weights);
+    const spotLabels = labels.map((label) => (label < 0 ? -1 : (spot.spotOfRegion[label] as number)));
+    const words = Uint32Array.from(spot.paints, (paint) => {
+      const { r, g, b } = paint.fill.kind === 'flat' ? paint.fill.color : { r: 0, g: 0, b: 0 };
+      return ((Math.round(r) << 16) | (Math.round(g) << 8) | Math.round(b)) >>> 0;
+    });
+    shapes = await traceLabels(spotLabels, fineWidth, fineHeight, words, spot.paints, config);
+  } else {
+    shapes = await traceLabels(labels, fineWidth, fineHeight, labelColours(segmentation), paints, config);
+  }
   if (curveMode === 'spline') {
     const options = curveOptions(params, fineWidth / working.width);
     for (const shape of shapes) shape.paths = shape.paths.map((path) => fitOutlines(path, options));

@@ -11,6 +11,7 @@ import type { SecondPaper } from '../analyse/ink.ts';
 import type { Rgb } from '../geometry.ts';
 import { parseTracerSvg } from './tracer-output.ts';
 import { runTracer, secondPaperTracerConfig } from './vtracer.ts';
+import { nearestSpotColour, type SpotColourRequest } from '../paint/spot-colours.ts';
 
 
 /**
@@ -99,4 +100,37 @@ export async function paintLineArt(
     for (const path of shape.paths) for (let i = 0; i < path.coords.length; i++) path.coords[i] = (path.coords[i] as number) * scale;
   }
   return [...paperShapes, ...inkShapes];
+}
+
+/**
+ * Line art in spot colours (`palette`, `maxColors`): the ink, the paper and the second paper each
+ * take the nearest palette colour (Oklab). Parts that end up in one colour are one: paper in the
+ * ink's colour leaves the ink alone on a clear page (the ink is the drawing), and a second paper
+ * in the paper's colour is the paper. Under `maxColors` the second paper goes first, then the
+ * paper. Returns the shapes and the background to paint.
+ */
+export function spotColourLineArt(
+  shapes: TracedShape[],
+  parts: { ink?: Rgb; background?: Rgb },
+  request: SpotColourRequest,
+): { shapes: TracedShape[]; background?: Rgb } {
+  const isInk = (shape: TracedShape) => shape.fill.kind === 'flat' && shape.fill.color === parts.ink;
+  let ink = shapes.filter(isInk);
+  let secondPaper = shapes.filter((shape) => !isInk(shape));
+  let background = parts.background;
+  const spot = (colour: Rgb): Rgb => (request.palette ? (request.palette[nearestSpotColour(colour, request.palette)] as Rgb) : colour);
+  const same = (a: Rgb, b: Rgb) => a.r === b.r && a.g === b.g && a.b === b.b;
+  const inkColour = spot(parts.ink ?? { r: 0, g: 0, b: 0 });
+  ink = ink.map((shape) => ({ ...shape, fill: flat(inkColour), opacity: 1 }));
+  if (background) background = spot(background);
+  secondPaper = secondPaper.map((shape) => ({ ...shape, fill: flat(spot(shape.fill.kind === 'flat' ? shape.fill.color : inkColour)), opacity: 1 }));
+  if (background && same(background, inkColour)) {
+    background = undefined;
+    secondPaper = [];
+  }
+  secondPaper = secondPaper.filter((shape) => shape.fill.kind === 'flat' && !(background && same(shape.fill.color, background)));
+  const limit = request.maxColors ?? Infinity;
+  if (limit < 3) secondPaper = [];
+  if (limit < 2) background = undefined;
+  return { shapes: [...secondPaper, ...ink], ...(background ? { background } : {}) };
 }

@@ -137,6 +137,15 @@ export function regionMapTracerConfig(params: TraceParams, curveMode: ResolvedCu
   };
 }
 
+/**
+ * VTracer on a picture of spot colours (`palette`, `maxColors`): every colour kept exactly (precision
+ * 8, no layer merging, which would mix colours), stacked, with `speckle` traced pixels as its
+ * speck filter. Splines are fitted afterwards (curves.ts), to the tracer's polygons.
+ */
+export function spotColourTracerConfig(params: TraceParams, curveMode: ResolvedCurveMode, speckle: number): Config {
+  return { ...regionMapTracerConfig(params, curveMode, 1), filterSpeckle: speckle };
+}
+
 /** Islands of the second paper smaller than this many mask pixels across are dropped (two paper-grid cells). */
 const SECOND_PAPER_SPECKLE = 8;
 

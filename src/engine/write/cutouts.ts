@@ -7,19 +7,19 @@
 
 import { Clipper, FillRule, type Path64, type Paths64 } from 'clipper2-ts';
 import { flattenGeometry } from './flatten.ts';
-import { PathCommand, shapeBox, type Box, type PathGeometry, type TracedShape, type VectorImage } from '../geometry.ts';
+import { flat, PathCommand, shapeBox, type Box, type PathGeometry, type TracedShape, type VectorImage } from '../geometry.ts';
 
 /** Cells of the grid that finds the shapes above a shape, at most. */
 const GRID_CELLS = 1 << 16;
 
 /** Clipper works exactly on integers: here, steps of the output's coordinate rounding. */
-interface Grid {
+export interface Grid {
   /** Integer units per working pixel, per axis. */
   unitsX: number;
   unitsY: number;
 }
 
-function toClipperPaths(shape: TracedShape, tolerance: number, grid: Grid): Paths64 {
+export function toClipperPaths(shape: TracedShape, tolerance: number, grid: Grid): Paths64 {
   const paths: Paths64 = [];
   for (const geometry of shape.paths) {
     for (const polygon of flattenGeometry(geometry, tolerance)) {
@@ -33,7 +33,7 @@ function toClipperPaths(shape: TracedShape, tolerance: number, grid: Grid): Path
   return paths;
 }
 
-function toGeometry(paths: Paths64, grid: Grid): PathGeometry {
+export function toGeometry(paths: Paths64, grid: Grid): PathGeometry {
   const commands: number[] = [];
   const coords: number[] = [];
   for (const path of paths) {
@@ -118,10 +118,27 @@ export function cutOut(shapes: TracedShape[], tolerance: number, grid: Grid): Tr
 
 /**
  * The picture as cut-outs, cut on the grid of the output's coordinates (`decimals` places of
- * original pixels). Curves are flattened to within a quarter of a grid step.
+ * original pixels). Curves are flattened to within a quarter of a grid step. The paper of line
+ * art becomes a shape like the others, with the ink cut out of it; centerline strokes are lines
+ * to draw, not areas, and stay as they are, over the cut-outs.
  */
-export function cutOutImage(image: VectorImage, decimals: number): VectorImage {
+/** The output's coordinate grid (`decimals` places of original pixels) and the flattening tolerance that keeps within a quarter step of it. */
+export function outputGrid(image: VectorImage, decimals: number): { grid: Grid; tolerance: number; unitsPerPixel: number } {
   const unit = 10 ** decimals;
-  const tolerance = 0.25 / unit / Math.max(image.scaleX, image.scaleY);
-  return { ...image, shapes: cutOut(image.shapes, tolerance, { unitsX: image.scaleX * unit, unitsY: image.scaleY * unit }) };
+  return { grid: { unitsX: image.scaleX * unit, unitsY: image.scaleY * unit }, tolerance: 0.25 / unit / Math.max(image.scaleX, image.scaleY), unitsPerPixel: unit };
+}
+
+export function cutOutImage(image: VectorImage, decimals: number): VectorImage {
+  const { grid, tolerance } = outputGrid(image, decimals);
+  const fills = image.shapes.filter((shape) => !shape.stroke);
+  const strokes = image.shapes.filter((shape) => shape.stroke);
+  if (image.background) {
+    const w = image.width / image.scaleX;
+    const h = image.height / image.scaleY;
+    const paper: PathGeometry = { commands: [PathCommand.move, PathCommand.line, PathCommand.line, PathCommand.line, PathCommand.close], coords: [0, 0, w, 0, w, h, 0, h] };
+    fills.unshift({ fill: flat(image.background), opacity: 1, paths: [paper] });
+  }
+  const cut = cutOut(fills, tolerance, grid);
+  const { background: _paper, ...rest } = image;
+  return { ...rest, shapes: [...cut, ...strokes] };
 }

@@ -7,6 +7,8 @@
 import { PathCommand, type Rgb, type TracedShape, type VectorImage } from '../geometry.ts';
 import { groupShapesByFill } from './grouping.ts';
 import { coordinateRounding, documentGradient, type CoordinateRounding, type DocumentGradient } from './document.ts';
+import { formatLength, pointsPerPixel, type PhysicalSize } from './page.ts';
+import { documentStrokeWidth } from './svg.ts';
 
 /** Shortest text of a number rounded to `decimals` places (PostScript reads plain decimals). */
 function num(value: number, decimals: number): string {
@@ -105,13 +107,18 @@ function shading(gradient: DocumentGradient, opacity: number): string {
   return `<< ${coords} /ColorSpace /DeviceRGB /Extend [true true] /Function ${fn} >>`;
 }
 
-export function writeEps(image: VectorImage, decimals: number): Buffer {
+export function writeEps(image: VectorImage, decimals: number, page?: PhysicalSize): Buffer {
   const { width, height } = image;
   const ps = new PostScript();
+  // The bounding box in points: the pixel size, or the physical size at `dpi` (whole points
+  // rounded up, as the box must hold the drawing; the exact size in the HiResBoundingBox).
+  const scale = pointsPerPixel(page);
+  const pageWidth = width * scale;
+  const pageHeight = height * scale;
   const header = [
     '%!PS-Adobe-3.0 EPSF-3.0',
-    `%%BoundingBox: 0 0 ${width} ${height}`,
-    `%%HiResBoundingBox: 0 0 ${width} ${height}`,
+    `%%BoundingBox: 0 0 ${Math.ceil(pageWidth - 1e-6)} ${Math.ceil(pageHeight - 1e-6)}`,
+    `%%HiResBoundingBox: 0 0 ${formatLength(pageWidth)} ${formatLength(pageHeight)}`,
     '%%Creator: vectorize',
     '%%Title: Vectorized image',
     '%%LanguageLevel: 3',
@@ -119,11 +126,11 @@ export function writeEps(image: VectorImage, decimals: number): Buffer {
     '%%EndComments',
     '%%BeginProlog',
     '/m /moveto load def /l /lineto load def /c /curveto load def /h /closepath load def',
-    '/rg /setrgbcolor load def /f /fill load def',
+    '/rg /setrgbcolor load def /f /fill load def /s /stroke load def',
     '%%EndProlog',
     '%%Page: 1 1',
     // Pixel coordinates run downwards from the top left; PostScript's upwards from the bottom left.
-    `save 0 ${height} translate 1 -1 scale`,
+    scale === 1 ? `save 0 ${height} translate 1 -1 scale` : `save 0 ${formatLength(pageHeight, 6)} translate ${formatLength(scale, 8)} ${formatLength(-scale, 8)} scale`,
   ].join('\n');
   const round = coordinateRounding(image, decimals);
   if (image.background) {
@@ -136,7 +143,10 @@ export function writeEps(image: VectorImage, decimals: number): Buffer {
       ps.newline();
       continue;
     }
-    if (shape.fill.kind === 'flat') {
+    if (shape.stroke && shape.fill.kind === 'flat') {
+      // A centerline stroke: round caps and joins, as a pen draws it.
+      ps.token(`${num(documentStrokeWidth(shape.stroke.width, image), 3)} setlinewidth 1 setlinecap 1 setlinejoin ${components(shape.fill.color)} rg s`);
+    } else if (shape.fill.kind === 'flat') {
       ps.token(`${components(shape.fill.color, shape.opacity)} rg f`);
     } else {
       // A shading pattern filled like a colour (padded beyond its ends as in SVG): a fill is

@@ -56,15 +56,28 @@ function flattenCubic(
  * are left out, as the SVG writer leaves them out.
  */
 export function flattenGeometry(geometry: PathGeometry, tolerance: number): number[][] {
+  return flattenSubpaths(geometry, tolerance, true);
+}
+
+/** Each subpath of an open geometry (a centerline stroke) as a polyline of two points or more. */
+export function flattenOpenGeometry(geometry: PathGeometry, tolerance: number): number[][] {
+  return flattenSubpaths(geometry, tolerance, false);
+}
+
+function flattenSubpaths(geometry: PathGeometry, tolerance: number, closed: boolean): number[][] {
   const polygons: number[][] = [];
   const { commands, coords } = geometry;
   let current: number[] = [];
   let at = 0;
   const finish = () => {
-    // A last point on the start is the closing edge itself.
     const n = current.length;
-    if (n >= 4 && current[n - 2] === current[0] && current[n - 1] === current[1]) current.length = n - 2;
-    if (current.length >= 6) polygons.push(current);
+    if (closed) {
+      // A last point on the start is the closing edge itself.
+      if (n >= 4 && current[n - 2] === current[0] && current[n - 1] === current[1]) current.length = n - 2;
+      if (current.length >= 6) polygons.push(current);
+    } else if (current.length >= 4) {
+      polygons.push(current);
+    }
     current = [];
   };
   for (const command of commands) {

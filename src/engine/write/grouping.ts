@@ -2,11 +2,16 @@
 
 import { shapeBox, type Box, type Paint, type TracedShape } from '../geometry.ts';
 
-/** Flat fills group by colour and opacity; a gradient only with shapes sharing the same gradient object. */
+/**
+ * Flat fills group by colour and opacity; a gradient only with shapes sharing the same gradient
+ * object; strokes by colour and width (hundredths of a working pixel), apart from fills.
+ */
 function paintKey(shape: TracedShape): number | Paint {
   if (shape.fill.kind !== 'flat') return shape.fill;
   const { r, g, b } = shape.fill.color;
-  return (((r << 16) | (g << 8) | b) >>> 0) * 1024 + Math.round(shape.opacity * 1000);
+  const colour = ((r << 16) | (g << 8) | b) >>> 0;
+  if (shape.stroke) return -(colour * 100_000 + Math.round(shape.stroke.width * 100)) - 1;
+  return colour * 1024 + Math.round(shape.opacity * 1000);
 }
 
 /** Cells of the occupancy grid used by groupShapesByFill, at most. */
@@ -80,6 +85,6 @@ export function gatherByPaint(shapes: TracedShape[], options: { disjoint?: boole
 export function groupShapesByFill(shapes: TracedShape[]): TracedShape[] {
   return gatherByPaint(shapes).map((group) => {
     const first = group[0] as TracedShape;
-    return { fill: first.fill, opacity: first.opacity, paths: group.flatMap((shape) => shape.paths) };
+    return { fill: first.fill, opacity: first.opacity, paths: group.flatMap((shape) => shape.paths), ...(first.stroke ? { stroke: first.stroke } : {}) };
   });
 }

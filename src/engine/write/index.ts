@@ -4,22 +4,23 @@
 // file of a format in a worker pays it once.
 
 import type { VectorImage } from '../geometry.ts';
+import type { PhysicalSize } from './page.ts';
 
 export const FILE_FORMATS = ['svg', 'pdf', 'eps', 'dxf', 'png'] as const;
 export type FileFormat = (typeof FILE_FORMATS)[number];
 
 /** The file of one format; `svg` is the document the SVG writer made from the same model. */
-export async function writeFile(format: FileFormat, image: VectorImage, svg: string, decimals: number): Promise<Buffer> {
+export async function writeFile(format: FileFormat, image: VectorImage, svg: string, decimals: number, page?: PhysicalSize): Promise<Buffer> {
   switch (format) {
     case 'svg':
       return Buffer.from(svg, 'utf8');
     case 'pdf':
-      return (await import('./pdf.ts')).writePdf(image, decimals);
+      return (await import('./pdf.ts')).writePdf(image, decimals, page);
     case 'eps':
-      return (await import('./eps.ts')).writeEps(image, decimals);
+      return (await import('./eps.ts')).writeEps(image, decimals, page);
     case 'dxf':
-      return Buffer.from((await import('./dxf.ts')).writeDxf(image, decimals), 'utf8');
+      return Buffer.from((await import('./dxf.ts')).writeDxf(image, decimals, page), 'utf8');
     case 'png':
-      return (await import('./png.ts')).writePng(svg);
+      return (await import('./png.ts')).writePng(svg, image.width, page);
   }
 }

@@ -1,11 +1,15 @@
 // Writes the geometry model as a one-page vector PDF with pdfkit: the page is the image's
-// pixel size at 72 dpi (one pixel, one point), shapes filled in paint order with the nonzero
-// rule as in the SVG, gradients as axial and radial shadings, opacity as a graphics state.
+// pixel size at 72 dpi (one pixel, one point), or with a physical `unit` the picture's size at
+// `dpi`; shapes filled in paint order with the nonzero rule as in the SVG, centerline strokes
+// stroked with round caps and joins, gradients as axial and radial shadings, opacity as a
+// graphics state.
 
 import PDFDocument from 'pdfkit';
 import { PathCommand, type Rgb, type TracedShape, type VectorImage } from '../geometry.ts';
 import { groupShapesByFill } from './grouping.ts';
 import { coordinateRounding, documentGradient, type CoordinateRounding } from './document.ts';
+import { pointsPerPixel, type PhysicalSize } from './page.ts';
+import { documentStrokeWidth } from './svg.ts';
 
 function rgb({ r, g, b }: Rgb): string {
   const channel = (value: number) => Math.max(0, Math.min(255, Math.round(value))).toString(16).padStart(2, '0');
@@ -55,7 +59,7 @@ function tracePath(doc: PDFKit.PDFDocument, shape: TracedShape, round: Coordinat
   return drawn;
 }
 
-export function writePdf(image: VectorImage, decimals: number): Promise<Buffer> {
+export function writePdf(image: VectorImage, decimals: number, page?: PhysicalSize): Promise<Buffer> {
   const doc = new PDFDocument({
     autoFirstPage: false,
     compress: true,
@@ -67,12 +71,20 @@ export function writePdf(image: VectorImage, decimals: number): Promise<Buffer> 
     doc.on('end', () => resolve(Buffer.concat(chunks)));
     doc.on('error', reject);
   });
-  doc.addPage({ size: [image.width, image.height], margin: 0 });
+  // The drawing stays in pixels, scaled onto a page of the physical size.
+  const scale = pointsPerPixel(page);
+  doc.addPage({ size: [image.width * scale, image.height * scale], margin: 0 });
+  if (scale !== 1) doc.scale(scale);
   const round = coordinateRounding(image, decimals);
   if (image.background) doc.rect(0, 0, image.width, image.height).fill(rgb(image.background));
   for (const shape of groupShapesByFill(image.shapes)) {
     doc.save();
     if (!tracePath(doc, shape, round)) {
+      doc.restore();
+      continue;
+    }
+    if (shape.stroke && shape.fill.kind === 'flat') {
+      doc.lineWidth(documentStrokeWidth(shape.stroke.width, image)).lineCap('round').lineJoin('round').stroke(rgb(shape.fill.color));
       doc.restore();
       continue;
     }

@@ -5,6 +5,7 @@
 import { PathCommand, type GradientPaint, type PathGeometry, type Rgb, type TracedShape, type VectorImage } from '../geometry.ts';
 import { gatherByPaint, groupShapesByFill } from './grouping.ts';
 import { attribute, PATH_ELEMENT } from '../trace/tracer-output.ts';
+import { formatLength, unitsPerPixel, type PhysicalSize } from './page.ts';
 
 export interface PathWriteOptions {
   scaleX: number;
@@ -279,10 +280,24 @@ export interface SvgLayout {
   groupBy?: 'none' | 'color';
   /** The shapes do not overlap (cut-outs), so grouping may reorder them freely. */
   disjoint?: boolean;
+  /** `width` and `height` in this unit (the viewBox stays in pixels); pixels when unset. */
+  page?: PhysicalSize;
+}
+
+/** A stroke's width in the document's pixels: working pixels scaled by the mean of the two axes. */
+export function documentStrokeWidth(width: number, image: VectorImage): number {
+  return (width * (image.scaleX + image.scaleY)) / 2;
 }
 
 /** Writes the fill (and opacity) attributes of a path or group, after its opening. */
-function writePaint(text: SvgText, shape: TracedShape, gradientIds: Map<GradientPaint, string>): void {
+function writePaint(text: SvgText, shape: TracedShape, gradientIds: Map<GradientPaint, string>, image: VectorImage): void {
+  if (shape.stroke && shape.fill.kind === 'flat') {
+    // A centerline stroke: an open line of the ink's colour and width, round at its ends and bends as a pen draws it.
+    writeAscii(text, ' fill="none" stroke="');
+    writeHexColour(text, shape.fill.color);
+    writeAscii(text, `" stroke-width="${formatLength(documentStrokeWidth(shape.stroke.width, image), 2)}" stroke-linecap="round" stroke-linejoin="round"`);
+    return;
+  }
   if (shape.fill.kind === 'flat') {
     writeAscii(text, ' fill="');
     writeHexColour(text, shape.fill.color);
@@ -320,10 +335,7 @@ export function writeSvgDocument(image: VectorImage, decimals: number, layout: S
   const { width, height } = image;
   const options: PathWriteOptions = { scaleX: image.scaleX, scaleY: image.scaleY, decimals };
   const text = createSvgText(decimals);
-  writeAscii(
-    text,
-    `<svg xmlns="http://www.w3.org/2000/svg" version="1.1" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}">`,
-  );
+  writeAscii(text, `<svg xmlns="http://www.w3.org/2000/svg" version="1.1" viewBox="0 0 ${width} ${height}" ${documentSize(width, height, layout.page)}>`);
   const grouped = layout.groupBy === 'color';
   const groups = grouped ? gatherByPaint(image.shapes, { disjoint: layout.disjoint }) : groupShapesByFill(image.shapes).map((shape) => [shape]);
   const gradientIds = new Map<GradientPaint, string>();
@@ -347,13 +359,13 @@ export function writeSvgDocument(image: VectorImage, decimals: number, layout: S
     const first = group[0] as TracedShape;
     if (!grouped) {
       if (!openPath(text, first.paths, options)) continue;
-      writePaint(text, first, gradientIds);
+      writePaint(text, first, gradientIds, image);
       writeAscii(text, '/>');
       continue;
     }
     const element = text.length;
     writeAscii(text, '\n<g');
-    writePaint(text, first, gradientIds);
+    writePaint(text, first, gradientIds, image);
     writeByte(text, 62);
     let members = 0;
     for (const shape of group) {
@@ -366,6 +378,15 @@ export function writeSvgDocument(image: VectorImage, decimals: number, layout: S
   }
   writeAscii(text, '\n</svg>');
   return { svg: text.bytes.toString('latin1', 0, text.length), nodeCount: text.nodes };
+}
+
+/** The document's `width` and `height`: pixels, or the physical size in mm or inches (`unit`, `dpi`). */
+function documentSize(width: number, height: number, page: PhysicalSize | undefined): string {
+  if (!page || page.unit === 'px') return `width="${width}" height="${height}"`;
+  const perPixel = unitsPerPixel(page);
+  // A micrometre in mm, a tenth of a thousandth in inches.
+  const places = page.unit === 'mm' ? 3 : 4;
+  return `width="${formatLength(width * perPixel, places)}${page.unit}" height="${formatLength(height * perPixel, places)}${page.unit}"`;
 }
 
 const ARGUMENTS_PER_SEGMENT: Record<string, number> = { m: 2, l: 2, h: 1, v: 1, c: 6, s: 4, q: 4, t: 2, a: 7, z: 0 };

@@ -34,31 +34,71 @@ const unavailable = errorResponse('Conversion queue full, upload capacity reache
   headers: retryAfterHeader,
 });
 
-/** What the output options do (the source's members are described in docs/parameters.md). */
+/** What the output options and the print and cut options do (the source's members are described in docs/parameters.md). */
 const MEMBER_DESCRIPTIONS: Partial<Record<string, string>> = {
   stacking:
     '`stacked`: shapes overlap, each lying under the ones painted after it (no seams). `cutouts`: no two shapes overlap (for cutters, plotters, embroidery); outlines become polygons.',
   groupBy: '`color`: shapes of one fill colour are grouped (`<g>` in SVG, one layer in DXF). `none`: no groups.',
+  palette:
+    'Every fill is one of these colours (`#rrggbb`): the nearest in Oklab. Solid fills only (no gradients, no partial opacity); areas that end up in one colour are one shape.',
+  maxColors: 'At most this many distinct fills, chosen for the image (a logo keeps its colours exactly, a photo gets its dominant colours); no gradients.',
+  centerline:
+    'Ink traced as open strokes along the middle of its lines (`fill="none"`, the ink colour, `stroke-width` from the ink), ordered for short pen-up travel; ink much wider than a line stays filled; the paper is not drawn.',
+  unit: 'The physical size (pixels ÷ `dpi`): SVG `width`/`height` in this unit (the viewBox stays in pixels), PDF page and EPS bounding box of that size, DXF coordinates in it with `$INSUNITS` (mm 4, in 1). Also the unit of `minFeature`.',
+  dpi: 'Pixels per inch for `unit`.',
+  minFeature: 'Pieces and holes narrower than this (in `unit`) are removed (a cut-out piece joins its neighbour).',
+  preset:
+    'Defaults for the print and cut members (members given explicitly win): `vinyl` and `laser` cut-outs in mm, `plotter` centerline strokes in mm, `screenprint` few stacked spot colours, `embroidery` few cut-out colours; values in docs/parameters.md.',
 };
+
+/** A member's schema from its entry in the engine's table. */
+function memberSchema(name: string, spec: (typeof PARAM_SPECS)[keyof typeof PARAM_SPECS]): Record<string, unknown> {
+  const description = MEMBER_DESCRIPTIONS[name];
+  const described = description ? { description } : {};
+  switch (spec.kind) {
+    case 'integer':
+      return { type: 'integer', minimum: spec.min, maximum: spec.max, ...(spec.default !== undefined ? { default: spec.default } : {}), ...described };
+    case 'number':
+      return { type: 'number', minimum: spec.min, default: spec.default, ...described };
+    case 'boolean':
+      return { type: 'boolean', default: spec.default, ...described };
+    case 'enum':
+      return { type: 'string', enum: [...spec.values], ...(spec.default !== undefined ? { default: spec.default } : {}), ...described };
+    case 'colours':
+      return {
+        type: 'array',
+        minItems: spec.minItems,
+        maxItems: spec.maxItems,
+        items: { type: 'string', pattern: '^#[0-9a-fA-F]{6}$' },
+        examples: [['#000000', '#ffffff', '#e4002b']],
+        ...described,
+      };
+  }
+}
 
 /** The `params` members with their types, ranges and defaults, from the engine's own table. */
 export const traceParamsSchema = {
   type: 'object',
   additionalProperties: false,
-  properties: Object.fromEntries(
-    Object.entries(PARAM_SPECS).map(([name, spec]) => {
-      switch (spec.kind) {
-        case 'integer':
-          return [name, { type: 'integer', minimum: spec.min, maximum: spec.max, default: spec.default }];
-        case 'boolean':
-          return [name, { type: 'boolean', default: spec.default }];
-        case 'enum': {
-          const description = MEMBER_DESCRIPTIONS[name];
-          return [name, { type: 'string', enum: [...spec.values], default: spec.default, ...(description ? { description } : {}) }];
-        }
-      }
-    }),
-  ),
+  properties: Object.fromEntries(Object.entries(PARAM_SPECS).map(([name, spec]) => [name, memberSchema(name, spec)])),
+} as const;
+
+/** The cut report (docs/parameters.md, "Cut report"). */
+export const cutReportSchema = {
+  type: 'object',
+  description: 'What a cutter, plotter or embroidery machine meets in the file. Present when `unit` is not `px` or a `preset` was given.',
+  required: ['paths', 'open_paths', 'smallest_feature', 'removed_below_min_feature', 'islands', 'overlaps'],
+  properties: {
+    paths: { type: 'integer', description: 'Subpaths in the file: closed outlines (the paper rectangle included) and open strokes' },
+    open_paths: { type: 'integer', description: 'Open subpaths: centerline strokes' },
+    smallest_feature: {
+      type: ['number', 'null'],
+      description: 'The narrowest filled piece or hole of any colour (the diameter of the largest disc it holds), in `unit`; null when nothing is filled',
+    },
+    removed_below_min_feature: { type: 'integer', description: 'Pieces and holes removed by `minFeature`' },
+    islands: { type: 'integer', description: 'Holes in the colour layers: pieces of a stencil of that colour that would fall out' },
+    overlaps: { type: 'integer', description: 'Filled shapes that another shape lies on (0 for cut-outs)' },
+  },
 } as const;
 
 const vectorizeJson = {
@@ -75,6 +115,7 @@ const vectorizeJson = {
       type: ['integer', 'null'],
       description: 'Balance after this conversion on metered plans; null on unmetered plans',
     },
+    report: cutReportSchema,
   },
 };
 
@@ -194,6 +235,7 @@ export const resultSchema = {
           required: ['mode', 'curveMode'],
           properties: { mode: { type: 'string' }, curveMode: { type: 'string' } },
         },
+        report: cutReportSchema,
       },
       headers: requestIdHeader,
     },

@@ -32,6 +32,16 @@ const PARAM_TEXT: Record<keyof TraceParams, { label: string; hint: string }> = {
   curveMode: { label: 'Curve mode', hint: 'auto, polygon (straight), spline (curves) or none (pixel-exact). Default auto.' },
   stacking: { label: 'Stacking', hint: 'stacked: shapes lie on one another; cutouts: no two shapes overlap (for cutters). Default stacked.' },
   groupBy: { label: 'Group by', hint: 'none, or color: shapes of one fill colour in one group. Default none.' },
+  palette: { label: 'Palette', hint: 'Colours #rrggbb separated by commas (1 to 256): every fill is the nearest of them. Empty: none.' },
+  maxColors: { label: 'Max colors', hint: '1 to 256: at most this many fill colours, chosen for the picture. Empty: no limit.' },
+  centerline: { label: 'Centerline', hint: 'Lines as single strokes along their middle (for pen plotters). Default off.' },
+  unit: { label: 'Unit', hint: 'px, mm or in: the physical size of the files (pixels ÷ dpi). Default px.' },
+  dpi: { label: 'DPI', hint: '72 to 2400 pixels per inch, for the unit. Default 96.' },
+  minFeature: { label: 'Min feature', hint: 'Pieces and holes narrower than this (in the unit) are removed. Default 0.' },
+  preset: {
+    label: 'Preset',
+    hint: 'vinyl, laser, plotter, screenprint or embroidery: sets the print and cut options that are left at their defaults here.',
+  },
 };
 
 const PARAM_NAMES = Object.keys(PARAM_SPECS) as (keyof TraceParams)[];
@@ -51,7 +61,7 @@ async function readTryForm(request: FastifyRequest, maxBytes: number): Promise<T
   const form: TryForm = { fields: {} };
   // An oversized file is cut at the limit and the rest of the body read and dropped, so the
   // browser, still sending, gets the page that says so rather than a reset connection.
-  const options = { throwFileSizeLimit: false, limits: { fileSize: maxBytes, files: 1, fields: 16, parts: 20, fieldSize: 4096, headerPairs: 50 } };
+  const options = { throwFileSizeLimit: false, limits: { fileSize: maxBytes, files: 1, fields: 24, parts: 28, fieldSize: 4096, headerPairs: 50 } };
   // @fastify/multipart reads throwFileSizeLimit per call; its types list it only for the plugin.
   const parts = request.parts(options as Parameters<FastifyRequest['parts']>[0]);
   let oversized = false;
@@ -69,16 +79,24 @@ async function readTryForm(request: FastifyRequest, maxBytes: number): Promise<T
   return { ...form, oversized };
 }
 
-/** The form's fields as a `params` object, checked by the same validation as the API's. */
+/**
+ * The form's fields as a `params` object, checked by the same validation as the API's. The form
+ * sends every field; one left at its default is left out, so that a preset can set it.
+ */
 function paramsFromForm(fields: Record<string, string>): TraceParams {
   const params: Record<string, unknown> = {};
   for (const name of PARAM_NAMES) {
     const spec = PARAM_SPECS[name];
     const raw = (fields[name] ?? '').trim();
-    if (spec.kind === 'boolean') params[name] = raw === 'true' || raw === 'on';
+    let value: unknown;
+    if (spec.kind === 'boolean') value = raw === 'true' || raw === 'on';
     else if (raw === '') continue;
-    else if (spec.kind === 'integer') params[name] = /^-?\d+$/.test(raw) ? Number(raw) : raw;
-    else params[name] = raw;
+    else if (spec.kind === 'integer') value = /^-?\d+$/.test(raw) ? Number(raw) : raw;
+    else if (spec.kind === 'number') value = /^\d+(\.\d+)?$/.test(raw) ? Number(raw) : raw;
+    else if (spec.kind === 'colours') value = raw.split(/[\s,;]+/).filter(Boolean);
+    else value = raw;
+    if ('default' in spec && value === spec.default) continue;
+    params[name] = value;
   }
   try {
     return parseParams(JSON.stringify(params));
@@ -93,7 +111,7 @@ function paramsFromForm(fields: Record<string, string>): TraceParams {
 function paramRows(values: Record<string, string | boolean | number>) {
   return PARAM_NAMES.map((name) => {
     const spec = PARAM_SPECS[name];
-    const value = values[name] ?? spec.default;
+    const value = values[name] ?? ('default' in spec ? spec.default : '') ?? '';
     return { name, ...PARAM_TEXT[name], ...spec, value: spec.kind === 'boolean' ? value === true || value === 'true' || value === 'on' : value };
   });
 }

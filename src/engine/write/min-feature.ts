@@ -1,0 +1,225 @@
+// `minFeature`: pieces and holes narrower than a width are removed, for cutters (a piece too
+// small to weed, a sliver a blade tears), embroidery (an area too small to stitch) and screens (a
+// dot the mesh does not hold). "Narrower" is measured as the largest disc a piece (an outline
+// with its holes) or a hole holds: it is narrower than w when shrinking it by w/2 leaves nothing
+// (Clipper2's offset). A piece or hole that holds such a disc is kept exactly as it was, curves
+// included; only those that do not are taken out, whole. A removed piece of a cut-out goes to the
+// neighbour it shares most boundary with (nothing lies under a cut-out to show through); a
+// removed piece of a stacked picture leaves what lies under it showing. A hole filled takes the
+// colour of the shape around it. Strokes (centerline) are lines to draw and are left alone.
+
+import { Clipper, EndType, FillRule, JoinType, PointInPolygonResult, type Path64, type Paths64 } from 'clipper2-ts';
+import { PathCommand, shapeBox, type Box, type PathGeometry, type TracedShape, type VectorImage } from '../geometry.ts';
+import { toGeometry, type Grid } from './cutouts.ts';
+import { flattenGeometry } from './flatten.ts';
+
+/** Grid units per original pixel at least, for measuring widths finer than the written coordinates. */
+const MIN_UNITS_PER_PIXEL = 16;
+
+/** A grid of integer units for Clipper: the output's rounding step, or a whole fraction of it. */
+export function measuringGrid(image: VectorImage, decimals: number): { grid: Grid; unitsPerPixel: number; tolerance: number } {
+  const step = 10 ** decimals;
+  const unitsPerPixel = step * Math.max(1, Math.ceil(MIN_UNITS_PER_PIXEL / step));
+  return {
+    grid: { unitsX: image.scaleX * unitsPerPixel, unitsY: image.scaleY * unitsPerPixel },
+    unitsPerPixel,
+    tolerance: 0.25 / unitsPerPixel / Math.max(image.scaleX, image.scaleY),
+  };
+}
+
+/** One subpath of a geometry: its commands and coordinates, flattened to a ring on the grid. */
+interface Ring {
+  geometry: number;
+  commands: number[];
+  coords: number[];
+  ring: Path64;
+  area: number;
+}
+
+/** A geometry's subpaths, each with its flattened ring (subpaths enclosing nothing are dropped). */
+function ringsOf(paths: PathGeometry[], grid: Grid, tolerance: number): Ring[] {
+  const rings: Ring[] = [];
+  paths.forEach((geometry, index) => {
+    let command = 0;
+    let coord = 0;
+    while (command < geometry.commands.length) {
+      const firstCommand = command;
+      const firstCoord = coord;
+      do {
+        const kind = geometry.commands[command] as number;
+        coord += kind === PathCommand.cubic ? 6 : kind === PathCommand.close ? 0 : 2;
+        command++;
+      } while (command < geometry.commands.length && geometry.commands[command] !== PathCommand.move);
+      const sub: PathGeometry = { commands: geometry.commands.slice(firstCommand, command), coords: geometry.coords.slice(firstCoord, coord) };
+      const polygon = flattenGeometry(sub, tolerance)[0];
+      if (!polygon) continue;
+      const ring: Path64 = [];
+      for (let at = 0; at + 1 < polygon.length; at += 2) ring.push({ x: Math.round((polygon[at] as number) * grid.unitsX), y: Math.round((polygon[at + 1] as number) * grid.unitsY) });
+      const area = Clipper.area(ring);
+      if (area !== 0) rings.push({ geometry: index, ...sub, ring, area });
+    }
+  });
+  return rings;
+}
+
+/** Whether paths (oriented, nonzero) hold no disc of diameter `width` (grid units). */
+export function isNarrowerThan(paths: Paths64, width: number): boolean {
+  return Clipper.inflatePaths(paths, -width / 2, JoinType.Round, EndType.Polygon).length === 0;
+}
+
+function ringBox(ring: Path64): Box {
+  const box: Box = { x0: Infinity, y0: Infinity, x1: -Infinity, y1: -Infinity };
+  for (const { x, y } of ring) {
+    box.x0 = Math.min(box.x0, x);
+    box.y0 = Math.min(box.y0, y);
+    box.x1 = Math.max(box.x1, x);
+    box.y1 = Math.max(box.y1, y);
+  }
+  return box;
+}
+
+function inside(inner: Box, outer: Box): boolean {
+  return inner.x0 >= outer.x0 && inner.x1 <= outer.x1 && inner.y0 >= outer.y0 && inner.y1 <= outer.y1;
+}
+
+/** A shape's outlines with their holes: each hole goes to the smallest outline around it. */
+export interface Piece {
+  outline: Ring;
+  holes: Ring[];
+}
+
+/**
+ * The pieces of a shape. Outlines turn one way and holes the other (the nonzero rule); within
+ * each geometry, the subpath of the largest area is an outline, which says which way is which.
+ */
+export function piecesOf(rings: Ring[]): { pieces: Piece[]; orphanHoles: Ring[] } {
+  const outlineSign = new Map<number, number>();
+  for (const ring of rings) {
+    const best = outlineSign.get(ring.geometry);
+    if (best === undefined || Math.abs(ring.area) > Math.abs(best)) outlineSign.set(ring.geometry, ring.area);
+  }
+  const outlines = rings.filter((ring) => Math.sign(ring.area) === Math.sign(outlineSign.get(ring.geometry) as number));
+  const holes = rings.filter((ring) => Math.sign(ring.area) !== Math.sign(outlineSign.get(ring.geometry) as number));
+  const pieces: Piece[] = outlines.map((outline) => ({ outline, holes: [] }));
+  const boxes = outlines.map((outline) => ringBox(outline.ring));
+  const orphanHoles: Ring[] = [];
+  for (const hole of holes) {
+    const box = ringBox(hole.ring);
+    const probe = hole.ring[0] as { x: number; y: number };
+    let owner = -1;
+    pieces.forEach((piece, index) => {
+      if (!inside(box, boxes[index] as Box)) return;
+      if (Clipper.pointInPolygon(probe, piece.outline.ring) === PointInPolygonResult.IsOutside) return;
+      if (owner < 0 || Math.abs(piece.outline.area) < Math.abs((pieces[owner] as Piece).outline.area)) owner = index;
+    });
+    if (owner < 0) orphanHoles.push(hole);
+    else (pieces[owner] as Piece).holes.push(hole);
+  }
+  return { pieces, orphanHoles };
+}
+
+/** A piece's rings as Clipper paths turning the positive way (outline) and the other (holes). */
+export function piecePaths(piece: Piece): Paths64 {
+  const orient = (ring: Path64, positive: boolean) => (Clipper.isPositive(ring) === positive ? ring : Clipper.reversePath(ring));
+  return [orient(piece.outline.ring, true), ...piece.holes.map((hole) => orient(hole.ring, false))];
+}
+
+function geometryFrom(rings: Ring[], count: number): PathGeometry[] {
+  const out: PathGeometry[] = Array.from({ length: count }, () => ({ commands: [], coords: [] }));
+  for (const ring of rings) {
+    const target = out[ring.geometry] as PathGeometry;
+    for (const command of ring.commands) target.commands.push(command);
+    for (const coord of ring.coords) target.coords.push(coord);
+  }
+  return out.filter((geometry) => geometry.commands.length > 0);
+}
+
+export interface NarrowFeatures {
+  image: VectorImage;
+  /** Pieces and holes taken out. */
+  removed: number;
+}
+
+/**
+ * The picture without pieces and holes narrower than `width` (original pixels). `disjoint`
+ * (cut-outs): a removed piece joins its neighbour; otherwise what lies under it shows.
+ */
+export function removeNarrowFeatures(image: VectorImage, width: number, decimals: number, disjoint: boolean): NarrowFeatures {
+  if (!(width > 0)) return { image, removed: 0 };
+  const { grid, unitsPerPixel, tolerance } = measuringGrid(image, decimals);
+  const limit = width * unitsPerPixel;
+  let removed = 0;
+  const kept: TracedShape[] = [];
+  const dropped: { paths: Paths64; box: Box }[] = [];
+  for (const shape of image.shapes) {
+    if (shape.stroke) {
+      kept.push(shape);
+      continue;
+    }
+    const rings = ringsOf(shape.paths, grid, tolerance);
+    const { pieces, orphanHoles } = piecesOf(rings);
+    const keptRings: Ring[] = [...orphanHoles];
+    for (const piece of pieces) {
+      const paths = piecePaths(piece);
+      if (isNarrowerThan(paths, limit)) {
+        removed++;
+        if (disjoint) dropped.push({ paths, box: ringBox(piece.outline.ring) });
+        continue;
+      }
+      keptRings.push(piece.outline);
+      for (const hole of piece.holes) {
+        // A hole is narrow when, taken as an area of its own, it holds no disc of the width.
+        if (isNarrowerThan([Clipper.isPositive(hole.ring) ? hole.ring : Clipper.reversePath(hole.ring)], limit)) removed++;
+        else keptRings.push(hole);
+      }
+    }
+    // Rings keep their order within the shape (the nonzero rule does not care, readers might).
+    keptRings.sort((a, b) => rings.indexOf(a) - rings.indexOf(b));
+    const paths = geometryFrom(keptRings, shape.paths.length);
+    if (paths.length > 0) kept.push({ ...shape, paths });
+  }
+  const shapes = disjoint && dropped.length > 0 ? mergeIntoNeighbours(kept, dropped, grid, tolerance) : kept;
+  return { image: { ...image, shapes }, removed };
+}
+
+/** Cut-outs: each removed piece joins the kept shape it touches most (none: it is gone). */
+function mergeIntoNeighbours(shapes: TracedShape[], dropped: { paths: Paths64; box: Box }[], grid: Grid, tolerance: number): TracedShape[] {
+  const boxes = shapes.map(shapeBox);
+  const merged = new Map<number, Paths64>();
+  const polygonsOf = (index: number): Paths64 => {
+    const known = merged.get(index);
+    if (known) return known;
+    const paths: Paths64 = [];
+    for (const geometry of (shapes[index] as TracedShape).paths) {
+      for (const polygon of flattenGeometry(geometry, tolerance)) {
+        const ring: Path64 = [];
+        for (let at = 0; at + 1 < polygon.length; at += 2) ring.push({ x: Math.round((polygon[at] as number) * grid.unitsX), y: Math.round((polygon[at + 1] as number) * grid.unitsY) });
+        paths.push(ring);
+      }
+    }
+    return paths;
+  };
+  for (const piece of dropped) {
+    // The piece grown by two grid units overlaps its neighbours along the boundary it shares with them.
+    const grown = Clipper.inflatePaths(piece.paths, 2, JoinType.Miter, EndType.Polygon);
+    let best = -1;
+    let bestContact = 0;
+    shapes.forEach((shape, index) => {
+      if (shape.stroke) return;
+      const box = boxes[index] as Box;
+      // Shape boxes are in working pixels; the piece's in grid units.
+      if (box.x1 * grid.unitsX < piece.box.x0 - 2 || box.x0 * grid.unitsX > piece.box.x1 + 2) return;
+      if (box.y1 * grid.unitsY < piece.box.y0 - 2 || box.y0 * grid.unitsY > piece.box.y1 + 2) return;
+      const contact = Math.abs(Clipper.areaPaths(Clipper.intersect(grown, polygonsOf(index), FillRule.NonZero)));
+      if (contact > bestContact) {
+        bestContact = contact;
+        best = index;
+      }
+    });
+    if (best >= 0) merged.set(best, Clipper.union(polygonsOf(best), piece.paths, FillRule.NonZero));
+  }
+  return shapes.map((shape, index) => {
+    const paths = merged.get(index);
+    return paths ? { ...shape, paths: [toGeometry(paths, grid)] } : shape;
+  });
+}
