@@ -42,6 +42,11 @@ const CONTINUATION_ANGLE = 45;
 const WIDTH_STEP = 1.25;
 /** Control points closer than this (traced pixels) to the chord make a cubic a line. */
 const STRAIGHT_TOLERANCE = 0.15;
+/**
+ * Strokes are at least this wide (image pixels): a faint line a pixel wide thresholds to a
+ * sliver, and drawn that thin in the ink's full colour it all but vanishes.
+ */
+const MIN_STROKE_WIDTH = 0.5;
 
 export interface CenterlineTrace {
   shapes: TracedShape[];
@@ -86,30 +91,34 @@ function pathLength(points: Point[]): number {
   return length;
 }
 
-/** 8-connected components of a mask: a label per pixel (-1 off the mask) and each component's pixels. */
-function components(mask: Uint8Array, width: number, height: number): { labels: Int32Array; members: number[][] } {
-  const labels = new Int32Array(mask.length).fill(-1);
+/** 8-connected components of a mask: each component's pixels. */
+function components(mask: Uint8Array, width: number, height: number): number[][] {
+  const seen = new Uint8Array(mask.length);
   const members: number[][] = [];
   const stack: number[] = [];
   for (let start = 0; start < mask.length; start++) {
-    if (!mask[start] || labels[start] !== -1) continue;
-    const label = members.length;
+    if (!mask[start] || seen[start]) continue;
     const list: number[] = [];
-    labels[start] = label;
+    seen[start] = 1;
     stack.push(start);
     while (stack.length > 0) {
       const p = stack.pop() as number;
       list.push(p);
-      for (const q of neighboursOf(p, width, height)) {
-        if (mask[q] && labels[q] === -1) {
-          labels[q] = label;
-          stack.push(q);
+      const x = p % width;
+      const y = (p - x) / width;
+      for (let ny = Math.max(0, y - 1); ny <= Math.min(height - 1, y + 1); ny++) {
+        for (let nx = Math.max(0, x - 1); nx <= Math.min(width - 1, x + 1); nx++) {
+          const q = ny * width + nx;
+          if (mask[q] && !seen[q]) {
+            seen[q] = 1;
+            stack.push(q);
+          }
         }
       }
     }
     members.push(list);
   }
-  return { labels, members };
+  return members;
 }
 
 function median(values: number[]): number {
@@ -509,7 +518,9 @@ function appendStroke(stroke: Stroke, options: StrokeFit, out: PathGeometry): vo
     const span = Math.min(run.length - 1, Math.max(1, Math.round(options.cornerSpan / 2)));
     const start = unitVector((run[span] as Point)[0] - a[0], (run[span] as Point)[1] - a[1]);
     const end = unitVector((run[run.length - 1 - span] as Point)[0] - b[0], (run[run.length - 1 - span] as Point)[1] - b[1]);
-    for (const [, c1, c2, p3] of fitCubic(run, start, end, options.tolerance * options.tolerance)) {
+    // Every other sample is enough for the fit (smoothed, they lie on a curve), at half the cost.
+    const thinned = run.length > 8 ? run.filter((_, i) => i % 2 === 0 || i === run.length - 1) : run;
+    for (const [, c1, c2, p3] of fitCubic(thinned, start, end, options.tolerance * options.tolerance)) {
       out.commands.push(PathCommand.cubic);
       out.coords.push(c1[0], c1[1], c2[0], c2[1], p3[0], p3[1]);
     }
@@ -534,7 +545,7 @@ export async function traceCenterline(working: RgbaImage, params: TraceParams, c
   // Dots and specks: ink spots hardly longer than wide, or too small to keep at all.
   const tracerConfig = config(upscale);
   const speck = tracerConfig.filterSpeckle ?? 0;
-  const { members } = components(ink, width, height);
+  const members = components(ink, width, height);
   const filled = new Uint8Array(ink.length);
   const lines = Uint8Array.from(ink);
   for (const pixels of members) {
@@ -596,10 +607,11 @@ export async function traceCenterline(working: RgbaImage, params: TraceParams, c
   const inkColour = separation.ink;
 
   // Widths in classes a step of WIDTH_STEP apart, from the typical line's.
-  const typicalWidth = Math.max(1, 2 * typical);
+  const typicalWidth = Math.max(MIN_STROKE_WIDTH * upscale, 2 * typical + 0.5);
   const classes = new Map<number, Stroke[]>();
   for (const chain of chains) {
-    const strokeWidth = Math.max(1, median(chain.pixels.map((p) => 2 * (distance[p] as number) - 1)));
+    // Twice the distance to the paper at a pixel's centre is a line's width less half a pixel on average.
+    const strokeWidth = Math.max(MIN_STROKE_WIDTH * upscale, median(chain.pixels.map((p) => 2 * (distance[p] as number) - 0.5)));
     const step = Math.round(Math.log(strokeWidth / typicalWidth) / Math.log(WIDTH_STEP));
     const list = classes.get(step) ?? [];
     list.push({ points: chain.points, closed: chain.closed });

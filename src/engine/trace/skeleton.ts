@@ -91,7 +91,10 @@ function neighbourhood(image: Uint8Array, width: number, height: number, p: numb
  */
 export function thin(mask: Uint8Array, width: number, height: number): Uint8Array {
   const image = Uint8Array.from(mask, (value) => (value ? 1 : 0));
+  // Pixels to look at: ink beside paper. One looked at in both sub-iterations without anything
+  // changing round it stays as it is until a neighbour goes, and is set aside till then.
   const listed = new Uint8Array(image.length);
+  const unchanged = new Uint8Array(image.length);
   let edge: number[] = [];
   const ring = new Uint8Array(8);
   for (let p = 0; p < image.length; p++) {
@@ -102,8 +105,8 @@ export function thin(mask: Uint8Array, width: number, height: number): Uint8Arra
       listed[p] = 1;
     }
   }
-  for (let changed = true; changed; ) {
-    changed = false;
+  const skeleton: number[] = [];
+  for (let quiet = 0; quiet < 2 && edge.length > 0; ) {
     for (const step of [0, 1] as const) {
       const remove: number[] = [];
       for (const p of edge) {
@@ -115,16 +118,18 @@ export function thin(mask: Uint8Array, width: number, height: number): Uint8Arra
           neighbours += ring[k] as number;
           if (ring[k] === 0 && ring[(k + 1) % 8] === 1) transitions++;
         }
-        if (neighbours < 2 || neighbours > 6 || transitions !== 1) continue;
         const [p2, , p4, , p6, , p8] = ring;
-        if (step === 0 ? (p2 && p4 && p6) || (p4 && p6 && p8) : (p2 && p4 && p8) || (p2 && p6 && p8)) continue;
-        remove.push(p);
+        const keep =
+          neighbours < 2 ||
+          neighbours > 6 ||
+          transitions !== 1 ||
+          (step === 0 ? (p2 && p4 && p6) || (p4 && p6 && p8) : (p2 && p4 && p8) || (p2 && p6 && p8));
+        if (keep) unchanged[p] = Math.min(2, (unchanged[p] as number) + 1);
+        else remove.push(p);
       }
-      if (remove.length === 0) continue;
-      changed = true;
+      quiet = remove.length === 0 ? quiet + 1 : 0;
       for (const p of remove) image[p] = 0;
-      // The ink beside what went is on the edge now.
-      const next: number[] = edge.filter((p) => image[p]);
+      // The ink beside what went is on the edge now, and looked at afresh.
       for (const p of remove) {
         const x = p % width;
         const y = (p - x) / width;
@@ -133,16 +138,28 @@ export function thin(mask: Uint8Array, width: number, height: number): Uint8Arra
           const ny = y + (DY[k] as number);
           if (nx < 0 || ny < 0 || nx >= width || ny >= height) continue;
           const q = ny * width + nx;
-          if (image[q] && !listed[q]) {
+          if (!image[q]) continue;
+          unchanged[q] = 0;
+          if (!listed[q]) {
             listed[q] = 1;
-            next.push(q);
+            edge.push(q);
           }
         }
       }
+      const next: number[] = [];
+      for (const p of edge) {
+        if (!image[p]) continue;
+        if ((unchanged[p] as number) >= 2) {
+          listed[p] = 0;
+          skeleton.push(p);
+        } else next.push(p);
+      }
       edge = next;
+      if (quiet >= 2) break;
     }
   }
-  removeStaircaseCorners(image, width, height, edge);
+  const remaining = [...new Set([...skeleton, ...edge])].filter((p) => image[p]);
+  removeStaircaseCorners(image, width, height, remaining);
   return image;
 }
 
