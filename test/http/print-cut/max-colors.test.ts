@@ -106,14 +106,16 @@ describe('maxColors', () => {
   }
 
   for (const file of ['illustration/vtracer_gum_tree_vector.jpg', 'photo/kodim23.png']) {
-    it(`${file}: at most N fills for N = 1, 2, 4, 8, 16, each N closer to the source than the one before`, async (t) => {
+    it(`${file}: at most N fills for N = 1, 2, 4, 8, 16, each N at least as close to the source as the one before`, async (t) => {
       const errors: number[] = [];
       for (const n of [1, 2, 4, 8, 16]) {
         const { svg, colours } = await fillsOf(file, n);
         errors.push(await meanError(svg, file));
         t.diagnostic(`maxColors ${n}: ${colours.size} fills, mean Oklab error ${errors[errors.length - 1]?.toFixed(4)}`);
       }
-      for (let i = 1; i < errors.length; i++) assert.ok((errors[i] as number) < (errors[i - 1] as number), `error ${errors.join(', ')}`);
+      // An illustration of eight colours asked for sixteen gets its eight: no worse, no better.
+      for (let i = 1; i < errors.length; i++) assert.ok((errors[i] as number) <= (errors[i - 1] as number) + 0.002, `error ${errors.join(', ')}`);
+      assert.ok((errors[2] as number) < (errors[0] as number) / 2, `four colours halve the error of one: ${errors.join(', ')}`);
       assert.ok((errors[errors.length - 1] as number) < 0.06, `16 colours: mean error ${errors[errors.length - 1]}`);
     });
   }
