@@ -16,6 +16,11 @@ export function pathElements(svg: string): SvgPathElement[] {
 
 /** Subpaths as polygons (x, y pairs), curves flattened into 16 pieces. */
 export function polygonsOf(d: string): number[][] {
+  return subpathsOf(d, 3);
+}
+
+/** Subpaths of at least `minPoints` points (x, y pairs), curves flattened into 16 pieces: open lines too, with 2. */
+export function subpathsOf(d: string, minPoints = 2): number[][] {
   const polygons: number[][] = [];
   const tokens = d.match(/[a-zA-Z]|[-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?/gi) ?? [];
   let current: number[] = [];
@@ -27,7 +32,7 @@ export function polygonsOf(d: string): number[][] {
   let at = 0;
   const next = () => Number(tokens[at++]);
   const finish = () => {
-    if (current.length >= 6) polygons.push(current);
+    if (current.length >= 2 * minPoints) polygons.push(current);
     current = [];
   };
   while (at < tokens.length) {

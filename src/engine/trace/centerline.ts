@@ -304,7 +304,33 @@ function dissolve(nodes: Node[], edges: Edge[], nodeIndex: number): void {
   if (end >= 0) (nodes[end] as Node).ends.add(index * 2 + 1);
 }
 
-/** Spurs cut, and nodes left with two branches dissolved, until nothing changes. */
+/**
+ * Two junctions closer than the line is wide are one junction (thinning splits a crossing of
+ * thick lines into two, a short run apart): the run goes, and the branches of both meet at their
+ * middle.
+ */
+function contract(nodes: Node[], edges: Edge[], index: number): void {
+  const edge = edges[index] as Edge;
+  const keep = nodes[edge.a] as Node;
+  const gone = nodes[edge.b] as Node;
+  cut(nodes, edges, index);
+  keep.x = (keep.x + gone.x) / 2;
+  keep.y = (keep.y + gone.y) / 2;
+  keep.radius = Math.max(keep.radius, gone.radius);
+  for (const end of gone.ends) {
+    const other = edges[Math.floor(end / 2)] as Edge;
+    if (end % 2 === 0) other.a = edge.a;
+    else other.b = edge.a;
+    keep.ends.add(end);
+  }
+  gone.ends.clear();
+  for (const end of keep.ends) {
+    const points = (edges[Math.floor(end / 2)] as Edge).points;
+    points[end % 2 === 0 ? 0 : points.length - 1] = [keep.x, keep.y];
+  }
+}
+
+/** Spurs cut, close junctions joined, and nodes left with two branches dissolved, until nothing changes. */
 function simplify(nodes: Node[], edges: Edge[], wideRadius: number, minimumLength: number): void {
   for (let pass = 0; pass < 4; pass++) {
     let changed = false;
@@ -324,6 +350,9 @@ function simplify(nodes: Node[], edges: Edge[], wideRadius: number, minimumLengt
       const speck = free(a) && free(b) && length < minimumLength;
       if (spur(a, b) || spur(b, a) || tip(a, b) || tip(b, a) || speck) {
         cut(nodes, edges, index);
+        changed = true;
+      } else if (junction(a) && junction(b) && length < Math.max(a.radius, b.radius)) {
+        contract(nodes, edges, index);
         changed = true;
       }
     });
@@ -610,6 +639,9 @@ export async function traceCenterline(working: RgbaImage, params: TraceParams, c
   const typicalWidth = Math.max(MIN_STROKE_WIDTH * upscale, 2 * typical + 0.5);
   const classes = new Map<number, Stroke[]>();
   for (const chain of chains) {
+    // Under a pixel of the image long (a loop between two junctions that met in one point) is no
+    // stroke: written at the document's precision it is a point, which a cutter or plotter drops.
+    if (pathLength(chain.points) < upscale) continue;
     // Twice the distance to the paper at a pixel's centre is a line's width less half a pixel on average.
     const strokeWidth = Math.max(MIN_STROKE_WIDTH * upscale, median(chain.pixels.map((p) => 2 * (distance[p] as number) - 0.5)));
     const step = Math.round(Math.log(strokeWidth / typicalWidth) / Math.log(WIDTH_STEP));
