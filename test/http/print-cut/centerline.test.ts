@@ -165,7 +165,6 @@ function doubledShare(strokes: Stroke[]): number {
   let total = 0;
   let doubled = 0;
   strokes.forEach(({ points, width }, stroke) => {
-    let travelled = 0;
     for (let i = 2; i < points.length; i += 2) {
       const ax = points[i - 2] as number;
       const ay = points[i - 1] as number;
@@ -180,7 +179,6 @@ function doubledShare(strokes: Stroke[]): number {
         const near = grid.get(`${Math.floor(px / cell)},${Math.floor(py / cell)}`) ?? [];
         if (near.some((other) => other.stroke !== stroke && distance(px, py, other) < width / 2)) doubled += 0.5;
       }
-      travelled += segment;
     }
   });
   return total === 0 ? 0 : doubled / total;
