@@ -151,6 +151,9 @@ export function removeNarrowFeatures(image: VectorImage, width: number, decimals
   let removed = 0;
   const kept: TracedShape[] = [];
   const dropped: { paths: Paths64; box: Box }[] = [];
+  // Cut-outs: a narrow hole usually holds a narrow piece of another shape, and that piece going
+  // to this shape fills the hole: one feature, counted once, with the piece.
+  const filledHoles: Path64[] = [];
   for (const shape of image.shapes) {
     if (shape.stroke) {
       kept.push(shape);
@@ -169,14 +172,20 @@ export function removeNarrowFeatures(image: VectorImage, width: number, decimals
       keptRings.push(piece.outline);
       for (const hole of piece.holes) {
         // A hole is narrow when, taken as an area of its own, it holds no disc of the width.
-        if (isNarrowerThan([Clipper.isPositive(hole.ring) ? hole.ring : Clipper.reversePath(hole.ring)], limit)) removed++;
-        else keptRings.push(hole);
+        if (isNarrowerThan([Clipper.isPositive(hole.ring) ? hole.ring : Clipper.reversePath(hole.ring)], limit)) {
+          if (disjoint) filledHoles.push(hole.ring);
+          else removed++;
+        } else keptRings.push(hole);
       }
     }
     // Rings keep their order within the shape (the nonzero rule does not care, readers might).
     keptRings.sort((a, b) => rings.indexOf(a) - rings.indexOf(b));
     const paths = geometryFrom(keptRings, shape.paths.length);
     if (paths.length > 0) kept.push({ ...shape, paths });
+  }
+  for (const hole of filledHoles) {
+    const holds = dropped.some((piece) => Clipper.pointInPolygon(piece.paths[0]?.[0] ?? { x: 0, y: 0 }, hole) !== PointInPolygonResult.IsOutside);
+    if (!holds) removed++;
   }
   const shapes = disjoint && dropped.length > 0 ? mergeIntoNeighbours(kept, dropped, grid, tolerance) : kept;
   return { image: { ...image, shapes }, removed };
