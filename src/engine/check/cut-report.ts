@@ -2,18 +2,19 @@
 // on the geometry as written (Clipper2 on a grid at least 16 units per pixel):
 // - `paths`: subpaths written (closed outlines, the paper's rectangle and open strokes alike);
 // - `open_paths`: those that are open (centerline strokes);
-// - `smallest_feature`: the narrowest piece or hole of any colour (the diameter of the largest
-//   disc it holds), in `unit`; null when nothing is filled;
+// - `smallest_feature`: the narrowest piece (an outline of a shape with its holes) or hole (the
+//   diameter of the largest disc it holds), in `unit`; null when nothing is filled;
 // - `removed_below_min_feature`: pieces and holes `minFeature` took out;
-// - `islands`: holes in the colour layers (all shapes of one colour, united): in a stencil of that
-//   colour, the piece inside each such hole is held by nothing and falls out;
-// - `overlaps`: filled shapes that another shape lies on for more than a quarter of a pixel
-//   (every shape but the top ones, stacked; 0 for cut-outs).
+// - `islands`: holes in the pieces: cut out of a sheet (a stencil), the middle of each such hole
+//   is held by nothing and falls out;
+// - `overlaps`: filled shapes that a later shape lies on somewhere at least a pixel wide (every
+//   shape with something over it, stacked; 0 for cut-outs, whose cut lines, rounded to the
+//   coordinates' grid, leave slivers narrower than a grid step).
 
-import { Clipper, ClipType, FillRule, PolyTree64, type Path64, type Paths64, type PolyPath64 } from 'clipper2-ts';
-import { meanColour, shapeBox, type Box, type TracedShape, type VectorImage } from '../geometry.ts';
+import { Clipper, FillRule, type Path64, type Paths64 } from 'clipper2-ts';
+import { shapeBox, type Box, type TracedShape, type VectorImage } from '../geometry.ts';
 import { flattenGeometry, flattenOpenGeometry } from '../write/flatten.ts';
-import { isNarrowerThan, measuringGrid } from '../write/min-feature.ts';
+import { isNarrowerThan, measuringGrid, piecePaths, piecesOf, ringsOf, type Ring } from '../write/min-feature.ts';
 import type { Grid } from '../write/cutouts.ts';
 import { unitsPerPixel, type PhysicalSize } from '../write/page.ts';
 
@@ -28,10 +29,10 @@ export interface CutReport {
 
 /** Widths are measured exactly for at most this many of the narrowest-looking pieces and holes. */
 const MEASURED_CANDIDATES = 200;
-/** Overlap below this (original pixels²) is the rounding along a shared boundary, not an overlap. */
-const OVERLAP_AREA = 0.25;
+/** An overlap narrower than this (original pixels) is rounding along a cut line, not an overlap. */
+const OVERLAP_WIDTH = 1;
 
-function ringsOf(shape: TracedShape, grid: Grid, tolerance: number): Paths64 {
+function flattenedRings(shape: TracedShape, grid: Grid, tolerance: number): Paths64 {
   const rings: Paths64 = [];
   for (const geometry of shape.paths) {
     for (const polygon of flattenGeometry(geometry, tolerance)) {
@@ -81,9 +82,9 @@ function widthOf(paths: Paths64, atLeast: number): number {
   return (low + high) / 2;
 }
 
-function colourKey(shape: TracedShape): string {
-  const { r, g, b } = meanColour(shape.fill);
-  return [r, g, b].map((value) => Math.max(0, Math.min(255, Math.round(value)))).join(',');
+/** A ring already on the grid (the paper's rectangle) as a subpath of its own. */
+function ringOf(ring: Path64): Ring {
+  return { geometry: 0, commands: [], coords: [], ring, area: Clipper.area(ring) };
 }
 
 export function cutReport(image: VectorImage, decimals: number, page: PhysicalSize, removed: number): CutReport {
@@ -108,48 +109,27 @@ export function cutReport(image: VectorImage, decimals: number, page: PhysicalSi
       }
       continue;
     }
-    const rings = ringsOf(shape, grid, tolerance);
+    const rings = flattenedRings(shape, grid, tolerance);
     paths += rings.length;
     if (rings.length === 0) continue;
     const box = shapeBox(shape);
     filled.push({ shape, rings, box: { x0: box.x0 * grid.unitsX, y0: box.y0 * grid.unitsY, x1: box.x1 * grid.unitsX, y1: box.y1 * grid.unitsY } });
   }
 
-  // Colour layers: every shape of a colour, united (each shape normalised on its own first, as the nonzero rule reads it).
-  const layers = new Map<string, Paths64>();
-  for (const { shape, rings } of filled) {
-    const key = colourKey(shape);
-    const layer = layers.get(key) ?? [];
-    for (const ring of Clipper.union(rings, FillRule.NonZero)) layer.push(ring);
-    layers.set(key, layer);
-  }
+  // Pieces and holes as a cutter meets them: each shape's outlines with the holes inside them.
   let islands = 0;
   const candidates: Candidate[] = [];
-  for (const layer of layers.values()) {
-    const tree = new PolyTree64();
-    Clipper.booleanOpWithPolyTree(ClipType.Union, layer, null, tree, FillRule.NonZero);
-    const visit = (node: PolyPath64) => {
-      for (let i = 0; i < node.count; i++) {
-        const child = node.child(i);
-        const ring = child.poly;
-        if (!ring) continue;
-        if (child.isHole) {
-          islands++;
-          candidates.push(candidate([Clipper.isPositive(ring) ? ring : Clipper.reversePath(ring)]));
-        } else {
-          const piece: Paths64 = [ring];
-          for (let k = 0; k < child.count; k++) {
-            const hole = child.child(k).poly;
-            if (hole) piece.push(hole);
-          }
-          candidates.push(candidate(piece));
-        }
-        visit(child);
+  for (const { shape, rings } of filled) {
+    const own = shape.paths.length > 0 ? ringsOf(shape.paths, grid, tolerance) : rings.map((ring) => ringOf(ring));
+    const { pieces } = piecesOf(own);
+    for (const piece of pieces) {
+      candidates.push(candidate(piecePaths(piece)));
+      for (const hole of piece.holes) {
+        islands++;
+        candidates.push(candidate([Clipper.isPositive(hole.ring) ? hole.ring : Clipper.reversePath(hole.ring)]));
       }
-    };
-    visit(tree);
+    }
   }
-
   candidates.sort((a, b) => a.bound - b.bound);
   let smallest = Infinity;
   for (const entry of candidates.slice(0, MEASURED_CANDIDATES)) {
@@ -163,7 +143,7 @@ export function cutReport(image: VectorImage, decimals: number, page: PhysicalSi
     smallest_feature: Number.isFinite(smallest) ? roundLength((smallest / gridPerPixel) * unitsPerPixel(page), page) : null,
     removed_below_min_feature: removed,
     islands,
-    overlaps: countOverlaps(filled, OVERLAP_AREA * gridPerPixel * gridPerPixel),
+    overlaps: countOverlaps(filled, OVERLAP_WIDTH * gridPerPixel),
   };
 }
 
@@ -172,8 +152,8 @@ function roundLength(value: number, page: PhysicalSize): number {
   return Number(value.toFixed(places));
 }
 
-/** Shapes that later shapes lie on by more than `minimumArea` (grid units²), all later ones cut away at once. */
-function countOverlaps(filled: { rings: Paths64; box: Box }[], minimumArea: number): number {
+/** Shapes that later shapes lie on somewhere at least `width` wide (grid units), all later ones cut away at once. */
+function countOverlaps(filled: { rings: Paths64; box: Box }[], width: number): number {
   let overlaps = 0;
   // Each shape normalised on its own: concatenated, they then fill by the nonzero rule where any of them does.
   const normalised = filled.map(({ rings }) => Clipper.union(rings, FillRule.NonZero));
@@ -185,8 +165,8 @@ function countOverlaps(filled: { rings: Paths64; box: Box }[], minimumArea: numb
       for (const ring of normalised[other] as Paths64) clip.push(ring);
     }
     if (clip.length === 0) return;
-    const area = Math.abs(Clipper.areaPaths(Clipper.intersect(normalised[index] as Paths64, clip, FillRule.NonZero)));
-    if (area > minimumArea) overlaps++;
+    const common = Clipper.intersect(normalised[index] as Paths64, clip, FillRule.NonZero);
+    if (common.length > 0 && !isNarrowerThan(common, width)) overlaps++;
   });
   return overlaps;
 }

@@ -28,7 +28,7 @@ export function measuringGrid(image: VectorImage, decimals: number): { grid: Gri
 }
 
 /** One subpath of a geometry: its commands and coordinates, flattened to a ring on the grid. */
-interface Ring {
+export interface Ring {
   geometry: number;
   commands: number[];
   coords: number[];
@@ -37,7 +37,7 @@ interface Ring {
 }
 
 /** A geometry's subpaths, each with its flattened ring (subpaths enclosing nothing are dropped). */
-function ringsOf(paths: PathGeometry[], grid: Grid, tolerance: number): Ring[] {
+export function ringsOf(paths: PathGeometry[], grid: Grid, tolerance: number): Ring[] {
   const rings: Ring[] = [];
   paths.forEach((geometry, index) => {
     let command = 0;
@@ -146,6 +146,16 @@ export interface NarrowFeatures {
  */
 export function removeNarrowFeatures(image: VectorImage, width: number, decimals: number, disjoint: boolean): NarrowFeatures {
   if (!(width > 0)) return { image, removed: 0 };
+  // A piece joining its neighbour can close a narrow gap into a hole: cut-outs get another pass.
+  let result = removeOnce(image, width, decimals, disjoint);
+  for (let pass = 1; pass < 3 && disjoint && result.merged; pass++) {
+    const again = removeOnce(result.image, width, decimals, disjoint);
+    result = { ...again, removed: result.removed + again.removed };
+  }
+  return { image: result.image, removed: result.removed };
+}
+
+function removeOnce(image: VectorImage, width: number, decimals: number, disjoint: boolean): NarrowFeatures & { merged: boolean } {
   const { grid, unitsPerPixel, tolerance } = measuringGrid(image, decimals);
   const limit = width * unitsPerPixel;
   let removed = 0;
@@ -188,7 +198,7 @@ export function removeNarrowFeatures(image: VectorImage, width: number, decimals
     if (!holds) removed++;
   }
   const shapes = disjoint && dropped.length > 0 ? mergeIntoNeighbours(kept, dropped, grid, tolerance) : kept;
-  return { image: { ...image, shapes }, removed };
+  return { image: { ...image, shapes }, removed, merged: disjoint && dropped.length > 0 };
 }
 
 /** Cut-outs: each removed piece joins the kept shape it touches most (none: it is gone). */

@@ -100,10 +100,11 @@ describe('minFeature', () => {
       const before = luma(plain.svg);
       for (const box of NARROW.paper) assert.ok((before[(box.y0 + 1) * WIDTH + box.x0 + 1] as number) < 50, 'without the limit, the narrow ink is there');
 
-      const report = limited.report as Record<string, number>;
+      type Report = { removed_below_min_feature: number; smallest_feature: number; overlaps: number };
+      const report = limited.report as Report;
       assert.equal(report.removed_below_min_feature, 3);
       assert.ok(report.smallest_feature >= 1, `smallest feature ${report.smallest_feature} mm`);
-      assert.ok((plain.report as Record<string, number>).smallest_feature < 0.5, 'without the limit, the sliver is the smallest');
+      assert.ok((plain.report as Report).smallest_feature < 0.5, 'without the limit, the sliver is the smallest');
       assert.equal(report.overlaps, stacking === 'cutouts' ? 0 : 1);
       if (stacking === 'cutouts') {
         // A piece that went joined its neighbour: no gap, no overlap.
