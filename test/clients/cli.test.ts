@@ -106,6 +106,27 @@ describe('vectorize convert', () => {
     assert.match(run.stdout, /3 files: 2 converted, 1 failed/);
   });
 
+  it('takes the print and cut options as flags: a preset, a palette, units and the rest', async () => {
+    const input = folder('makers', ['logo/flat_shapes_transparency_300.png']);
+    const dxfOut = join(work, 'out-makers-dxf');
+    const dxf = await vectorize(['convert', input, '--out', dxfOut, '--format', 'dxf', '--preset', 'vinyl', '--unit', 'in', '--dpi', '300'], env);
+    assert.equal(dxf.code, 0, dxf.stderr + dxf.stdout);
+    const text = readFileSync(join(dxfOut, 'flat_shapes_transparency_300.dxf'), 'utf8');
+    assert.match(text, /\$INSUNITS\r?\n\s*70\r?\n\s*1\r?\n/, 'inches, as --unit says over the preset');
+    const svgOut = join(work, 'out-makers-svg');
+    const svg = await vectorize(['convert', input, '--out', svgOut, '--palette', '#000000, #ffffff', '--max-colors', '1', '--min-feature', '2', '--unit', 'mm'], env);
+    assert.equal(svg.code, 0, svg.stderr + svg.stdout);
+    const written = readFileSync(join(svgOut, 'flat_shapes_transparency_300.svg'), 'utf8');
+    assert.match(written, /width="79.375mm"/);
+    assert.equal(new Set(written.match(/fill="#[0-9a-f]{6}"/g)).size, 1, 'one palette colour');
+    const bad = await vectorize(['convert', input, '--out', svgOut, '--dpi', 'many'], env);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--dpi must be a whole number/);
+    const refused = await vectorize(['convert', input, '--out', svgOut, '--preset', 'cnc'], env);
+    assert.equal(refused.code, 1, 'the service refuses it, per file');
+    assert.match(refused.stdout, /failed: 400: params\.preset: must be one of/);
+  });
+
   it('refuses bad usage with exit code 2', async () => {
     for (const args of [['convert', 'x.png'], ['convert', 'x.png', '--out', 'o', '--format', 'gif'], ['resize', 'x.png', '--out', 'o'], ['convert', 'x.png', '--out', 'o', '--bogus']]) {
       const run = await vectorize(args, env);

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { createClient, VectorizeApiError, VectorizeTimeoutError, type RetryEvent } from '../../clients/typescript/src/index.ts';
+import { createClient, VectorizeApiError, VectorizeTimeoutError, type CutReport, type RetryEvent } from '../../clients/typescript/src/index.ts';
 import { typesFor } from '../../scripts/generate-client-types.ts';
 import { CORPUS, corpusFile } from '../helpers/http.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
@@ -53,6 +53,20 @@ describe('TypeScript SDK', () => {
       assert.ok(file.nodeCount > 0 && Number.isInteger(file.processingTimeMs));
       assert.equal(file.creditsRemaining, null);
     }
+  });
+
+  it('takes the print and cut members, typed, and returns the cut report', async () => {
+    const client = createClient({ baseUrl: service.url, apiKey: lifetimeKey });
+    const converted = await client.vectorize(`${CORPUS}logo/flat_shapes_transparency_300.png`, { preset: 'vinyl', palette: ['#000000', '#ff0000'], dpi: 300 });
+    const report: CutReport | undefined = converted.report;
+    assert.ok(report);
+    assert.equal(report.overlaps, 0, 'vinyl: cut-outs');
+    assert.match(converted.svg, /width="25.4mm"/);
+    assert.ok((converted.svg.match(/#[0-9a-f]{6}/g) ?? []).every((colour) => ['#000000', '#ff0000'].includes(colour)), 'palette colours only');
+    const meta = await client.result(converted.id);
+    assert.deepEqual(meta.params.palette, ['#000000', '#ff0000']);
+    assert.equal(meta.params.stacking, 'cutouts');
+    assert.deepEqual(meta.report, report);
   });
 
   it('throws typed errors carrying the status and the service’s error', async () => {

@@ -1,4 +1,4 @@
-// vectorize convert INPUT... --out DIR [--format svg|pdf|eps|dxf|png] [--params JSON] [--concurrency N]
+// vectorize convert INPUT... --out DIR [--format svg|pdf|eps|dxf|png] [--params JSON] [print and cut options] [--concurrency N]
 // Reads VECTORIZE_API_KEY and VECTORIZE_URL. Exits 1 when any file failed, 2 on a usage error.
 import { parseArgs } from 'node:util';
 import { relative } from 'node:path';
@@ -15,6 +15,15 @@ Options:
   -f, --format FORMAT    svg (default), pdf, eps, dxf or png
   -p, --params JSON      tracing parameters, e.g. '{"colorPrecision":6,"stacking":"cutouts"}'
   -c, --concurrency N    conversions at once, at most (default 4); lowered to the plan's limit on its first 429
+
+Print and cut options (members of params; given here, they win over --params):
+      --preset NAME      vinyl, laser, plotter, screenprint or embroidery
+      --palette COLOURS  every fill one of these, e.g. '#000000,#ffffff,#e4002b'
+      --max-colors N     at most N fill colours (1 to 256)
+      --centerline       lines as single strokes along their middle (pen plotters)
+      --unit UNIT        px (default), mm or in: the files' physical size
+      --dpi N            pixels per inch for --unit (72 to 2400, default 96)
+      --min-feature W    remove pieces and holes narrower than W (in --unit)
       --timeout SECONDS  per request (default 120)
   -h, --help             this text
 
@@ -63,6 +72,13 @@ function parseCommandLine(argv: string[]) {
       out: { type: 'string', short: 'o' },
       format: { type: 'string', short: 'f', default: 'svg' },
       params: { type: 'string', short: 'p' },
+      preset: { type: 'string' },
+      palette: { type: 'string' },
+      'max-colors': { type: 'string' },
+      centerline: { type: 'boolean' },
+      unit: { type: 'string' },
+      dpi: { type: 'string' },
+      'min-feature': { type: 'string' },
       concurrency: { type: 'string', short: 'c', default: '4' },
       timeout: { type: 'string', default: '120' },
       help: { type: 'boolean', short: 'h', default: false },
@@ -87,7 +103,33 @@ function parseCommandLine(argv: string[]) {
     }
     if (params === null || typeof params !== 'object' || Array.isArray(params)) throw new UsageError('--params must be a JSON object');
   }
+  params = { ...params, ...printAndCutOptions(values) };
   return { help: false as const, inputs, out: values.out, format: values.format as FileFormat, params, concurrency, timeoutMs: timeout * 1000 };
+}
+
+/** The print and cut flags as params members; the service checks their ranges (400 naming the member). */
+function printAndCutOptions(values: Record<string, string | boolean | undefined>): Params {
+  const out: Record<string, unknown> = {};
+  const number = (flag: string, integer: boolean): number | undefined => {
+    const text = values[flag];
+    if (typeof text !== 'string') return undefined;
+    const value = Number(text);
+    if (text.trim() === '' || !Number.isFinite(value) || (integer && !Number.isInteger(value))) {
+      throw new UsageError(`--${flag} must be ${integer ? 'a whole number' : 'a number'}`);
+    }
+    return value;
+  };
+  if (typeof values.preset === 'string') out.preset = values.preset;
+  if (typeof values.palette === 'string') out.palette = values.palette.split(/[\s,;]+/).filter(Boolean);
+  const maxColors = number('max-colors', true);
+  if (maxColors !== undefined) out.maxColors = maxColors;
+  if (values.centerline === true) out.centerline = true;
+  if (typeof values.unit === 'string') out.unit = values.unit;
+  const dpi = number('dpi', true);
+  if (dpi !== undefined) out.dpi = dpi;
+  const minFeature = number('min-feature', false);
+  if (minFeature !== undefined) out.minFeature = minFeature;
+  return out as Params;
 }
 
 /** Progress on a terminal: a bar with the count and the time left; elsewhere a line per file. */

@@ -15,6 +15,8 @@ export type VectorizeJson = VectorizeOperation['responses'][200]['content']['app
 export type ConversionResult = ResultOperation['responses'][200]['content']['application/json'];
 /** Tracing parameters; omitted members take the service's defaults. */
 export type Params = Partial<ConversionResult['params']>;
+/** The cut report: in the JSON response and the result lookup when `unit` is not px or a preset is given. */
+export type CutReport = NonNullable<VectorizeJson['report']>;
 
 export const FORMATS = ['svg', 'pdf', 'eps', 'dxf', 'png'] as const;
 export type FileFormat = (typeof FORMATS)[number];

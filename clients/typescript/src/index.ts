@@ -2,6 +2,7 @@ export { createClient, FORMATS, MEDIA_TYPES } from './client.ts';
 export type {
   ClientOptions,
   ConversionResult,
+  CutReport,
   FileFormat,
   Format,
   ImageInput,

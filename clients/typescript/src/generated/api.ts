@@ -214,6 +214,21 @@ export interface paths {
                             processing_time_ms: number;
                             /** @description Balance after this conversion on metered plans; null on unmetered plans */
                             credits_remaining: number | null;
+                            /** @description What a cutter, plotter or embroidery machine meets in the file. Present when `unit` is not `px` or a `preset` was given. */
+                            report?: {
+                                /** @description Subpaths in the file: closed outlines (the paper rectangle included) and open strokes */
+                                paths: number;
+                                /** @description Open subpaths: centerline strokes */
+                                open_paths: number;
+                                /** @description The narrowest filled piece or hole of any colour (the diameter of the largest disc it holds), in `unit`; null when nothing is filled */
+                                smallest_feature: number | null;
+                                /** @description Pieces and holes removed by `minFeature` */
+                                removed_below_min_feature: number;
+                                /** @description Holes in the colour layers: pieces of a stencil of that colour that would fall out */
+                                islands: number;
+                                /** @description Filled shapes that another shape lies on (0 for cut-outs) */
+                                overlaps: number;
+                            };
                         };
                         "image/svg+xml": string;
                         "application/pdf": string;
@@ -507,11 +522,63 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 groupBy: "none" | "color";
+                                /**
+                                 * @description Every fill is one of these colours (`#rrggbb`): the nearest in Oklab. Solid fills only (no gradients, no partial opacity); areas that end up in one colour are one shape.
+                                 * @example [
+                                 *       "#000000",
+                                 *       "#ffffff",
+                                 *       "#e4002b"
+                                 *     ]
+                                 */
+                                palette?: string[];
+                                /** @description At most this many distinct fills, chosen for the image (a logo keeps its colours exactly, a photo gets its dominant colours); no gradients. */
+                                maxColors?: number;
+                                /**
+                                 * @description Ink traced as open strokes along the middle of its lines (`fill="none"`, the ink colour, `stroke-width` from the ink), ordered for short pen-up travel; ink much wider than a line stays filled; the paper is not drawn.
+                                 * @default false
+                                 */
+                                centerline: boolean;
+                                /**
+                                 * @description The physical size (pixels ÷ `dpi`): SVG `width`/`height` in this unit (the viewBox stays in pixels), PDF page and EPS bounding box of that size, DXF coordinates in it with `$INSUNITS` (mm 4, in 1). Also the unit of `minFeature`.
+                                 * @default px
+                                 * @enum {string}
+                                 */
+                                unit: "px" | "mm" | "in";
+                                /**
+                                 * @description Pixels per inch for `unit`.
+                                 * @default 96
+                                 */
+                                dpi: number;
+                                /**
+                                 * @description Pieces and holes narrower than this (in `unit`) are removed (a cut-out piece joins its neighbour).
+                                 * @default 0
+                                 */
+                                minFeature: number;
+                                /**
+                                 * @description Defaults for the print and cut members (members given explicitly win): `vinyl` and `laser` cut-outs in mm, `plotter` centerline strokes in mm, `screenprint` few stacked spot colours, `embroidery` few cut-out colours; values in docs/parameters.md.
+                                 * @enum {string}
+                                 */
+                                preset?: "vinyl" | "laser" | "plotter" | "screenprint" | "embroidery";
                             };
                             /** @description What `auto` resolved to for this image */
                             resolved: {
                                 mode: string;
                                 curveMode: string;
+                            };
+                            /** @description What a cutter, plotter or embroidery machine meets in the file. Present when `unit` is not `px` or a `preset` was given. */
+                            report?: {
+                                /** @description Subpaths in the file: closed outlines (the paper rectangle included) and open strokes */
+                                paths: number;
+                                /** @description Open subpaths: centerline strokes */
+                                open_paths: number;
+                                /** @description The narrowest filled piece or hole of any colour (the diameter of the largest disc it holds), in `unit`; null when nothing is filled */
+                                smallest_feature: number | null;
+                                /** @description Pieces and holes removed by `minFeature` */
+                                removed_below_min_feature: number;
+                                /** @description Holes in the colour layers: pieces of a stencil of that colour that would fall out */
+                                islands: number;
+                                /** @description Filled shapes that another shape lies on (0 for cut-outs) */
+                                overlaps: number;
                             };
                         };
                     };
