@@ -103,7 +103,11 @@ function paramsFromForm(fields: Record<string, string>): TraceParams {
   } catch (error) {
     if (!(error instanceof ParamsError)) throw error;
     // `params.colorPrecision: must be …` → `Color precision: must be …`
-    const message = error.message.replace(/^params\.(\w+)/, (_m, name: string) => PARAM_TEXT[name as keyof TraceParams]?.label ?? name);
+    // `params.palette[1]: must be …` → `Palette, colour 2: must be …`
+    const message = error.message.replace(/^params\.(\w+)(?:\[(\d+)\])?/, (_m, name: string, index?: string) => {
+      const label = PARAM_TEXT[name as keyof TraceParams]?.label ?? name;
+      return index === undefined ? label : `${label}, colour ${Number(index) + 1}`;
+    });
     throw new DomainError('invalid_input', message);
   }
 }
