@@ -197,12 +197,19 @@ function removeOnce(image: VectorImage, width: number, decimals: number, disjoin
     const holds = dropped.some((piece) => Clipper.pointInPolygon(piece.paths[0]?.[0] ?? { x: 0, y: 0 }, hole) !== PointInPolygonResult.IsOutside);
     if (!holds) removed++;
   }
-  const shapes = disjoint && dropped.length > 0 ? mergeIntoNeighbours(kept, dropped, grid, tolerance) : kept;
+  // A rounding step of the output's coordinates, and a unit more, in grid units.
+  const reach = Math.round(unitsPerPixel / 10 ** decimals) + 1;
+  const shapes = disjoint && dropped.length > 0 ? mergeIntoNeighbours(kept, dropped, grid, tolerance, limit, reach) : kept;
   return { image: { ...image, shapes }, removed, merged: disjoint && dropped.length > 0 };
 }
 
-/** Cut-outs: each removed piece joins the kept shape it touches most (none: it is gone). */
-function mergeIntoNeighbours(shapes: TracedShape[], dropped: { paths: Paths64; box: Box }[], grid: Grid, tolerance: number): TracedShape[] {
+/**
+ * Cut-outs: each removed piece joins the kept shape it touches most (none: it is gone). The two
+ * sides of a cut line are the same line only up to the grid (the cut rounds where it crosses an
+ * edge), so a union can enclose slivers between them: holes narrower than the limit in a merged
+ * shape are such slivers, and are filled (nothing lies in them).
+ */
+function mergeIntoNeighbours(shapes: TracedShape[], dropped: { paths: Paths64; box: Box }[], grid: Grid, tolerance: number, limit: number, reach: number): TracedShape[] {
   const boxes = shapes.map(shapeBox);
   const merged = new Map<number, Paths64>();
   const polygonsOf = (index: number): Paths64 => {
@@ -218,27 +225,37 @@ function mergeIntoNeighbours(shapes: TracedShape[], dropped: { paths: Paths64; b
     }
     return paths;
   };
+  // A cut line's two sides may lie up to a rounding step of the coordinates apart: the piece is
+  // grown by `reach` to meet its neighbour, and kept off every other shape.
   for (const piece of dropped) {
-    // The piece grown by two grid units overlaps its neighbours along the boundary it shares with them.
-    const grown = Clipper.inflatePaths(piece.paths, 2, JoinType.Miter, EndType.Polygon);
+    const grown = Clipper.inflatePaths(piece.paths, reach, JoinType.Miter, EndType.Polygon);
     let best = -1;
     let bestContact = 0;
+    const touching: number[] = [];
     shapes.forEach((shape, index) => {
       if (shape.stroke) return;
       const box = boxes[index] as Box;
       // Shape boxes are in working pixels; the piece's in grid units.
-      if (box.x1 * grid.unitsX < piece.box.x0 - 2 || box.x0 * grid.unitsX > piece.box.x1 + 2) return;
-      if (box.y1 * grid.unitsY < piece.box.y0 - 2 || box.y0 * grid.unitsY > piece.box.y1 + 2) return;
+      if (box.x1 * grid.unitsX < piece.box.x0 - reach || box.x0 * grid.unitsX > piece.box.x1 + reach) return;
+      if (box.y1 * grid.unitsY < piece.box.y0 - reach || box.y0 * grid.unitsY > piece.box.y1 + reach) return;
       const contact = Math.abs(Clipper.areaPaths(Clipper.intersect(grown, polygonsOf(index), FillRule.NonZero)));
+      if (contact === 0) return;
+      touching.push(index);
       if (contact > bestContact) {
         bestContact = contact;
         best = index;
       }
     });
-    if (best >= 0) merged.set(best, Clipper.union(polygonsOf(best), piece.paths, FillRule.NonZero));
+    if (best < 0) continue;
+    const others = touching.filter((index) => index !== best).flatMap((index) => polygonsOf(index));
+    const part = others.length > 0 ? Clipper.difference(grown, others, FillRule.NonZero) : grown;
+    merged.set(best, Clipper.union(polygonsOf(best), part, FillRule.NonZero));
   }
   return shapes.map((shape, index) => {
     const paths = merged.get(index);
-    return paths ? { ...shape, paths: [toGeometry(paths, grid)] } : shape;
+    if (!paths) return shape;
+    // Clipper's union turns outlines positive and holes negative.
+    const cleaned = paths.filter((ring) => Clipper.isPositive(ring) || !isNarrowerThan([Clipper.reversePath(ring)], limit));
+    return { ...shape, paths: [toGeometry(cleaned, grid)] };
   });
 }
