@@ -1,9 +1,10 @@
-// The dashboard's queries on both dialects: conversions per UTC day and the latest ones.
+// The conversion records on both dialects: the dashboard's queries (conversions per UTC day and
+// the latest ones) and a record's cut report.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createAccount } from '../../src/accounts/accounts.ts';
 import { DEFAULT_PARAMS } from '../../src/engine/params.ts';
-import { conversionsPerDay, insertConversion, latestConversions } from '../../src/conversion/records.ts';
+import { conversionsPerDay, findConversion, insertConversion, latestConversions } from '../../src/conversion/records.ts';
 import { openStore, type Store } from '../../src/store/database.ts';
 import { dialects, type TestDatabase } from '../helpers/stores.ts';
 
@@ -43,6 +44,20 @@ for (const dialect of await dialects()) {
       const latest = await latestConversions(store.db, account.id, 3);
       assert.deepEqual(latest.map((c) => c.originalName), ['n1.png', 'n0.png', 'n2.png']);
       assert.equal(latest[0]?.fileSize, 11);
+    });
+
+    it('keeps a conversion’s cut report and effective print and cut params, and none where there was none', async () => {
+      const account = await createAccount(store.db, { email: 'report@example.com' });
+      const report = { paths: 12, open_paths: 3, smallest_feature: 0.512, removed_below_min_feature: 4, islands: 1, overlaps: 0 };
+      const params = { ...DEFAULT_PARAMS, preset: 'vinyl' as const, unit: 'mm' as const, palette: ['#000000', '#e4002b'], maxColors: 8, minFeature: 0.5 };
+      const base = { svg: '', width: 1, height: 1, nodeCount: 3, processingTimeMs: 1, chosen: { mode: 'logo', curveMode: 'spline' } } as const;
+      await insertConversion(store.db, { id: 'vec_rep_aaaaaa', accountId: account.id, originalName: 'a.png', fileSize: 1, params, result: { ...base, report } }, TODAY);
+      await insertConversion(store.db, { id: 'vec_rep_bbbbbb', accountId: account.id, originalName: 'b.png', fileSize: 1, params: DEFAULT_PARAMS, result: base }, TODAY);
+      const withReport = await findConversion(store.db, 'vec_rep_aaaaaa', account.id, 0);
+      assert.deepEqual(withReport?.report, report);
+      assert.deepEqual(withReport?.params, params);
+      const without = await findConversion(store.db, 'vec_rep_bbbbbb', account.id, 0);
+      assert.ok(without && !('report' in without));
     });
   });
 }
