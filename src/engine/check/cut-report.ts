@@ -3,7 +3,8 @@
 // - `paths`: subpaths written (closed outlines, the paper's rectangle and open strokes alike);
 // - `open_paths`: those that are open (centerline strokes);
 // - `smallest_feature`: the narrowest piece (an outline of a shape with its holes) or hole (the
-//   diameter of the largest disc it holds), in `unit`; null when nothing is filled;
+//   diameter of the largest disc it holds), in `unit`; null when nothing is filled (the paper's
+//   rectangle of line art is the sheet, not a feature);
 // - `removed_below_min_feature`: pieces and holes `minFeature` took out;
 // - `islands`: holes in the pieces: cut out of a sheet (a stencil), the middle of each such hole
 //   is held by nothing and falls out;
@@ -14,7 +15,7 @@
 import { Clipper, FillRule, type Path64, type Paths64 } from 'clipper2-ts';
 import { shapeBox, type Box, type TracedShape, type VectorImage } from '../geometry.ts';
 import { flattenGeometry, flattenOpenGeometry } from '../write/flatten.ts';
-import { isNarrowerThan, measuringGrid, piecePaths, piecesOf, ringsOf, type Ring } from '../write/min-feature.ts';
+import { isNarrowerThan, measuringGrid, piecePaths, piecesOf, ringsOf } from '../write/min-feature.ts';
 import type { Grid } from '../write/cutouts.ts';
 import { unitsPerPixel, type PhysicalSize } from '../write/page.ts';
 
@@ -82,11 +83,6 @@ function widthOf(paths: Paths64, atLeast: number): number {
   return (low + high) / 2;
 }
 
-/** A ring already on the grid (the paper's rectangle) as a subpath of its own. */
-function ringOf(ring: Path64): Ring {
-  return { geometry: 0, commands: [], coords: [], ring, area: Clipper.area(ring) };
-}
-
 export function cutReport(image: VectorImage, decimals: number, page: PhysicalSize, removed: number): CutReport {
   const { grid, tolerance, unitsPerPixel: gridPerPixel } = measuringGrid(image, decimals);
   let paths = 0;
@@ -119,8 +115,10 @@ export function cutReport(image: VectorImage, decimals: number, page: PhysicalSi
   // Pieces and holes as a cutter meets them: each shape's outlines with the holes inside them.
   let islands = 0;
   const candidates: Candidate[] = [];
-  for (const { shape, rings } of filled) {
-    const own = shape.paths.length > 0 ? ringsOf(shape.paths, grid, tolerance) : rings.map((ring) => ringOf(ring));
+  for (const { shape } of filled) {
+    // The paper's rectangle is the sheet, not a feature of the picture.
+    if (shape.paths.length === 0) continue;
+    const own = ringsOf(shape.paths, grid, tolerance);
     const { pieces } = piecesOf(own);
     for (const piece of pieces) {
       candidates.push(candidate(piecePaths(piece)));

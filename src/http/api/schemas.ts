@@ -93,10 +93,10 @@ export const cutReportSchema = {
     open_paths: { type: 'integer', description: 'Open subpaths: centerline strokes' },
     smallest_feature: {
       type: ['number', 'null'],
-      description: 'The narrowest filled piece or hole of any colour (the diameter of the largest disc it holds), in `unit`; null when nothing is filled',
+      description: 'The narrowest filled piece (an outline with its holes) or hole, as the diameter of the largest disc it holds, in `unit`; null when nothing is filled',
     },
     removed_below_min_feature: { type: 'integer', description: 'Pieces and holes removed by `minFeature`' },
-    islands: { type: 'integer', description: 'Holes in the colour layers: pieces of a stencil of that colour that would fall out' },
+    islands: { type: 'integer', description: 'Holes in the pieces: cut out of a sheet (a stencil), what lies inside each would fall out' },
     overlaps: { type: 'integer', description: 'Filled shapes that another shape lies on (0 for cut-outs)' },
   },
 } as const;

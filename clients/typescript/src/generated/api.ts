@@ -220,11 +220,11 @@ export interface paths {
                                 paths: number;
                                 /** @description Open subpaths: centerline strokes */
                                 open_paths: number;
-                                /** @description The narrowest filled piece or hole of any colour (the diameter of the largest disc it holds), in `unit`; null when nothing is filled */
+                                /** @description The narrowest filled piece (an outline with its holes) or hole, as the diameter of the largest disc it holds, in `unit`; null when nothing is filled */
                                 smallest_feature: number | null;
                                 /** @description Pieces and holes removed by `minFeature` */
                                 removed_below_min_feature: number;
-                                /** @description Holes in the colour layers: pieces of a stencil of that colour that would fall out */
+                                /** @description Holes in the pieces: cut out of a sheet (a stencil), what lies inside each would fall out */
                                 islands: number;
                                 /** @description Filled shapes that another shape lies on (0 for cut-outs) */
                                 overlaps: number;
@@ -571,11 +571,11 @@ export interface paths {
                                 paths: number;
                                 /** @description Open subpaths: centerline strokes */
                                 open_paths: number;
-                                /** @description The narrowest filled piece or hole of any colour (the diameter of the largest disc it holds), in `unit`; null when nothing is filled */
+                                /** @description The narrowest filled piece (an outline with its holes) or hole, as the diameter of the largest disc it holds, in `unit`; null when nothing is filled */
                                 smallest_feature: number | null;
                                 /** @description Pieces and holes removed by `minFeature` */
                                 removed_below_min_feature: number;
-                                /** @description Holes in the colour layers: pieces of a stencil of that colour that would fall out */
+                                /** @description Holes in the pieces: cut out of a sheet (a stencil), what lies inside each would fall out */
                                 islands: number;
                                 /** @description Filled shapes that another shape lies on (0 for cut-outs) */
                                 overlaps: number;
