@@ -62,10 +62,12 @@ describe('OpenAPI document and API reference', () => {
       const unavailable = operation.responses['503'] as { headers: Record<string, unknown> };
       assert.ok(unavailable.headers['retry-after'], '503 documents Retry-After');
     }
-    const ok = (vectorize.responses['200'] as { content: Record<string, { schema: { properties: Record<string, unknown> } }> }).content[
+    const ok = (vectorize.responses['200'] as { content: Record<string, { schema: { properties: Record<string, unknown>; required: string[] } }> }).content[
       'application/json'
     ]!.schema;
-    assert.deepEqual(Object.keys(ok.properties), ['id', 'svg', 'width', 'height', 'node_count', 'processing_time_ms', 'credits_remaining']);
+    // The contract's fields, and the cut report when unit is not px or a preset is given.
+    assert.deepEqual(Object.keys(ok.properties), ['id', 'svg', 'width', 'height', 'node_count', 'processing_time_ms', 'credits_remaining', 'report']);
+    assert.deepEqual(ok.required, ['id', 'svg', 'width', 'height', 'node_count', 'processing_time_ms', 'credits_remaining']);
     const fileResponse = vectorize.responses['200'] as { content: Record<string, unknown>; headers: Record<string, unknown> };
     assert.deepEqual(Object.keys(fileResponse.content), [
       'application/json',
