@@ -38,6 +38,8 @@ export interface VectorizeResponse {
   height: number;
   node_count: number;
   processing_time_ms: number;
+  /** The engine's measure (0–1) of how closely the SVG, rendered, matches the image (docs/engine.md). */
+  fidelity: number;
   credits_remaining: number | null;
 }
 
@@ -102,6 +104,7 @@ async function reserveAndConvert(
       height: result.height,
       node_count: result.nodeCount,
       processing_time_ms: result.processingTimeMs,
+      fidelity: result.fidelity,
       credits_remaining: creditsRemaining,
       ...(result.file ? { file: Buffer.from(result.file.buffer, result.file.byteOffset, result.file.byteLength) } : {}),
     };

@@ -7,7 +7,7 @@ import { OPAQUE_BELOW, type ImageKind } from './classify.ts';
 import { workingSize } from './decode.ts';
 import { colourDistance, mapToPalette, paletteOf, pixelWords, reducePalette } from './palette.ts';
 import type { Rgb } from '../geometry.ts';
-import { binariseInk, separateInk, type SecondPaper } from './ink.ts';
+import { binariseInk, luma, separateInk, type SecondPaper } from './ink.ts';
 import { binariseAlpha } from '../trace/vtracer.ts';
 import { componentRoots } from '../segment/components.ts';
 
@@ -128,6 +128,12 @@ export interface PreparedPixels {
   ink?: Rgb;
   /** Opaque line art on two papers (a sheet on a mount): the one not painted as the background. */
   secondPaper?: SecondPaper;
+  /**
+   * Line art on transparency: where the image is opaque, painted in the paper's colour under the
+   * ink. With no paper to paint as a background, every opaque pixel still belongs to the picture
+   * (a white figure outlined in black keeps its white).
+   */
+  silhouette?: SecondPaper;
   /** The colours a colour image was reduced to, for another size of the same image. */
   palette?: Uint32Array;
 }
@@ -258,12 +264,65 @@ function prepareLineArt(image: RgbaImage, upscale: number): PreparedPixels {
   for (let i = 3; i < image.rgba.length; i += 4) if ((image.rgba[i] as number) < 128) transparent++;
   const opaque = transparent / (image.width * image.height) < OPAQUE_BELOW;
   const separation = separateInk(image.rgba, image.width, image.height);
+  const ink = binariseInk(separation.normalised, image.width, image.height, upscale, separation.threshold);
   return {
-    rgba: binariseInk(separation.normalised, image.width, image.height, upscale, separation.threshold),
+    rgba: ink,
     background: opaque ? separation.paper : undefined,
     ink: separation.ink,
     secondPaper: opaque ? separation.secondPaper : undefined,
+    silhouette: opaque || !hasOpaquePaper(image, separation) ? undefined : silhouetteOf(image, upscale, separation.paper, ink),
   };
+}
+
+/** Of the opaque pixels of line art on transparency, at least this share must be paper for the paper to be painted. */
+const SILHOUETTE_MIN_PAPER = 0.05;
+/** ... and the paper this much lighter than the ink (luma). */
+const SILHOUETTE_MIN_CONTRAST = 40;
+
+/**
+ * Line art on transparency with paper of its own (a figure filled in white), not ink alone: some
+ * of its opaque pixels are clearly lighter than the ink, nearer the paper's colour than the ink's.
+ */
+function hasOpaquePaper(image: RgbaImage, separation: { ink: Rgb; paper: Rgb }): boolean {
+  const inkLuma = luma(separation.ink.r, separation.ink.g, separation.ink.b);
+  const paperLuma = luma(separation.paper.r, separation.paper.g, separation.paper.b);
+  if (paperLuma - inkLuma < SILHOUETTE_MIN_CONTRAST) return false;
+  const middle = (inkLuma + paperLuma) / 2;
+  let opaque = 0;
+  let paper = 0;
+  for (let i = 0; i < image.rgba.length; i += 4) {
+    if ((image.rgba[i + 3] as number) < 128) continue;
+    opaque++;
+    if (luma(image.rgba[i] as number, image.rgba[i + 1] as number, image.rgba[i + 2] as number) > middle) paper++;
+  }
+  return paper > SILHOUETTE_MIN_PAPER * opaque;
+}
+
+/**
+ * The opaque part of an image (alpha at least a half), black on white, upscaled as the ink is.
+ * Where ink lies on its rim, the rim is taken in by a traced pixel: the ink covers it, and the
+ * two outlines, fitted apart, would otherwise leave a hairline of paper outside the ink.
+ */
+function silhouetteOf(image: RgbaImage, upscale: number, colour: Rgb, ink: Buffer): SecondPaper {
+  const transparency = new Uint8Array(image.width * image.height);
+  for (let p = 0; p < transparency.length; p++) transparency[p] = 255 - (image.rgba[p * 4 + 3] as number);
+  const mask = binariseInk(transparency, image.width, image.height, upscale, 128);
+  const width = image.width * upscale;
+  const height = image.height * upscale;
+  const words = new Uint32Array(mask.buffer, mask.byteOffset, width * height);
+  const inkWords = new Uint32Array(ink.buffer, ink.byteOffset, width * height);
+  const black = 0xff000000;
+  const rim: number[] = [];
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const p = y * width + x;
+      if (words[p] !== black || inkWords[p] !== black) continue;
+      const outside = (x > 0 && words[p - 1] !== black) || (x + 1 < width && words[p + 1] !== black) || (y > 0 && words[p - width] !== black) || (y + 1 < height && words[p + width] !== black);
+      if (outside) rim.push(p);
+    }
+  }
+  for (const p of rim) words[p] = 0xffffffff;
+  return { colour, mask, maskWidth: width, maskHeight: height, pixelsPerMaskPixel: 1 / upscale };
 }
 
 /** A colour image is reduced to `palette` when given (found on another size of it), else to a palette of its own. */

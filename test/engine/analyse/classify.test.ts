@@ -20,10 +20,11 @@ async function statsOf(image: Buffer): Promise<ImageStats> {
   return measureImage(data, info.width, info.height);
 }
 
-test('pixel art: hard edges, few colours, no anti-aliasing ramps, binary alpha → pixelart', async () => {
+test('pixel art: hard edges, few colours, no anti-aliasing blends, binary alpha → pixelart', async () => {
   const sprite = await pixelSprite(40, 5);
   const stats = await statsOf(sprite);
-  assert.ok(stats.rampShare < RULES.pixelArt.maxRampShare, `rampShare ${stats.rampShare}`);
+  assert.ok(stats.colourEdges >= RULES.pixelArt.minColourEdges, `colourEdges ${stats.colourEdges}`);
+  assert.ok(stats.aaBlendShare <= RULES.pixelArt.maxAaBlendShare, `aaBlendShare ${stats.aaBlendShare}`);
   assert.equal(stats.hardAlphaShare, 1);
   assert.equal(await chosenKind(sprite), 'pixelart');
 });
@@ -39,11 +40,11 @@ test('pixel art enlarged 4× by repeating pixels is measured at its own grid and
   assert.equal(await chosenKind(enlarged), 'pixelart');
 });
 
-test('an anti-aliased 32 px icon is logo, not pixel art: its edges are ramps and its alpha is soft', async () => {
+test('an anti-aliased 32 px icon is logo, not pixel art: its edges are blends and its alpha is soft', async () => {
   const icon = await antiAliasedIcon(32);
   const stats = await statsOf(icon);
   assert.ok(stats.distinctColours <= RULES.pixelArt.maxColours, 'few enough colours to pass for pixel art');
-  assert.ok(stats.rampShare >= RULES.pixelArt.maxRampShare, `rampShare ${stats.rampShare}`);
+  assert.ok(stats.aaBlendShare > RULES.pixelArt.maxAaBlendShare, `aaBlendShare ${stats.aaBlendShare}`);
   assert.ok(stats.hardAlphaShare < RULES.pixelArt.minHardAlphaShare, `hardAlphaShare ${stats.hardAlphaShare}`);
   assert.equal(await chosenKind(icon), 'logo');
 });

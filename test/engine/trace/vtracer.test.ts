@@ -16,11 +16,12 @@ test('segmentLength spans VTracer’s useful length range 3.5–10', () => {
   assert.equal(lengthThreshold(20), 10);
 });
 
-test('curveMode auto: pixel art and dense artwork pixel-exact, photos polygons, the rest splines', () => {
+test('curveMode auto: only pixel art pixel-exact; photos and dense artwork polygons, the rest splines', () => {
   assert.equal(resolveCurveMode('auto', 'pixelart', false), 'none');
   assert.equal(resolveCurveMode('auto', 'photo', false), 'polygon');
+  assert.equal(resolveCurveMode('auto', 'photo', true), 'polygon');
   assert.equal(resolveCurveMode('auto', 'logo', false), 'spline');
-  assert.equal(resolveCurveMode('auto', 'logo', true), 'none');
+  assert.equal(resolveCurveMode('auto', 'logo', true), 'polygon');
   assert.equal(resolveCurveMode('auto', 'sketch', false), 'spline');
   assert.equal(resolveCurveMode('spline', 'pixelart', false), 'spline');
   assert.equal(resolveCurveMode('spline', 'logo', true), 'spline');
