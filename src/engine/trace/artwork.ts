@@ -42,6 +42,8 @@ const FINE_PIXELS = 500_000;
  */
 const ICON_FINE_PIXELS = 160_000;
 const ICON_SIDE = 128;
+/** ... but at least this many traced pixels per pixel: a 128 px icon is traced at 512, the size it is shown at. */
+const ICON_MIN_FACTOR = 4;
 /** ... at most this many times finer than their pixels. */
 const MAX_FACTOR = 16;
 
@@ -70,7 +72,8 @@ export function artworkGrid(width: number, height: number): { width: number; hei
   const segmentWidth = Math.max(1, Math.round(width * shrink));
   const segmentHeight = Math.max(1, Math.round(height * shrink));
   const fine = Math.max(width, height) <= ICON_SIDE ? ICON_FINE_PIXELS : FINE_PIXELS;
-  const factor = Math.max(1, Math.min(MAX_FACTOR, Math.round(Math.sqrt(fine / (segmentWidth * segmentHeight)))));
+  const least = Math.max(width, height) <= ICON_SIDE ? ICON_MIN_FACTOR : 1;
+  const factor = Math.max(least, Math.min(MAX_FACTOR, Math.round(Math.sqrt(fine / (segmentWidth * segmentHeight)))));
   return { width: segmentWidth, height: segmentHeight, factor };
 }
 
