@@ -392,7 +392,7 @@ export const RULES = {
   },
   inkOnPaper: { minPaperLuma: 80, minContrast: 40, maxOffLineShare: 0.04, maxContinuousToneShare: 0.0025 },
   inkWithoutPaper: { maxMeanChroma: 8, minDarkShare: 0.1 },
-  icon: { maxLongSide: 128 },
+  icon: { maxLongSide: 128, thumbnailMaxEqual: 0.4, thumbnailMinRamps: 0.4 },
   photoDoubt: { minEqualNeighbourShare: 0.25 },
   flatColour: { minEqualNeighbourShare: 0.6, minNearFlatShare: 0.65, minOffAxisShare: 0.1, maxRampShare: 0.3, minEqualWithFewRamps: 0.35, minEqualInColour: 0.35 },
 } as const;
@@ -488,8 +488,13 @@ export function classifyImage(stats: ImageStats, facts: ImageFacts): ImageKind {
   const inkLike = opaque ? stats.ink !== undefined && isInkOnPaper(stats.ink) : isInkWithoutPaper(stats);
   if (inkLike && longSide > RULES.icon.maxLongSide) return 'sketch';
   // An icon or emoji this small is all anti-aliased edges and fills a few pixels wide, which the
-  // flat-colour test below cannot see; a photograph this small is a thumbnail, not vectorizer input.
-  if (longSide <= RULES.icon.maxLongSide) return 'logo';
+  // flat-colour test below cannot see. A thumbnail of a photograph (colour or grey) is opaque,
+  // has few equal neighbours and mostly ramps; icons measured are on transparency or flat
+  // (equal neighbours 0.56 and more on an opaque ground).
+  if (longSide <= RULES.icon.maxLongSide) {
+    const thumbnail = opaque && stats.equalNeighbourShare < RULES.icon.thumbnailMaxEqual && stats.rampShare >= RULES.icon.thumbnailMinRamps;
+    return thumbnail ? 'photo' : 'logo';
+  }
   // Flat colour: large runs of identical pixels, or, in a colour image, of pixels equal up to
   // JPEG noise. Monochrome photographs are left out of the second test: their smooth tone steps
   // one or two levels between neighbours in every channel at once, which reads as flat.
