@@ -4,7 +4,7 @@
 
 import { CLASSIFY_PIXELS, classifyImage, doubtfulAlternative, hasPixelGrid, measureImage, type ImageKind, type ImageStats } from './analyse/classify.ts';
 import { decodeImage, sniffFormat, type DecodedImage } from './analyse/decode.ts';
-import { enhanceInput, fitToPixels, DECODE_PIXELS, prepareWithinBudget, resizeTo, sketchUpscaleFactor, WORKING_PIXELS, type RgbaImage } from './analyse/prepare.ts';
+import { enhanceInput, fitToPixels, DECODE_PIXELS, prepareWithinBudget, resizeTo, sketchUpscaleFactor, workingPixelsFor, WORKING_PIXELS, type RgbaImage } from './analyse/prepare.ts';
 import type { TraceParams } from './params.ts';
 import { traceArtwork, type ArtworkTrace } from './trace/artwork.ts';
 import { type Rgb, type TracedShape, type VectorImage, withoutDegenerateSubpaths, withStraightLines } from './geometry.ts';
@@ -153,7 +153,7 @@ async function checkReference(decoded: DecodedImage): Promise<CheckReference> {
 async function attempt(image: AnalysedImage, plan: TracePlan, params: TraceParams, reference: CheckReference): Promise<Attempt> {
   const started = performance.now();
   const kind = plan.kind;
-  const workingPixels = plan.workingPixels ?? WORKING_PIXELS[kind];
+  const workingPixels = plan.workingPixels ?? workingPixelsFor(kind, image.first.originalWidth * image.first.originalHeight);
   const decoded = await decodedAt(image, workingPixels);
   // Large images are traced at the working size of their kind, and the SVG scaled back.
   const working = await fitToPixels(decoded, workingPixels);

@@ -4,7 +4,7 @@
 
 import type { DecodedImage } from '../analyse/decode.ts';
 import { hasPixelGrid, type ImageKind, type ImageStats } from '../analyse/classify.ts';
-import { WORKING_PIXELS } from '../analyse/prepare.ts';
+import { workingPixelsFor } from '../analyse/prepare.ts';
 import type { TraceParams } from '../params.ts';
 import type { ResolvedCurveMode } from '../trace/vtracer.ts';
 import type { Signature } from './check.ts';
@@ -40,7 +40,7 @@ export function retracePlans(signatures: readonly Signature[], first: TracePlan,
     if (!same && !(plan.kind === first.kind && plan.workingPixels === first.workingPixels && plan.curveMode === first.curveMode)) plans.push(plan);
   };
   const originalPixels = decoded.originalWidth * decoded.originalHeight;
-  const kindPixels = first.workingPixels ?? WORKING_PIXELS[first.kind];
+  const kindPixels = first.workingPixels ?? workingPixelsFor(first.kind, originalPixels);
   const finer = (reason: Signature): TracePlan | undefined =>
     kindPixels < originalPixels ? { kind: first.kind, workingPixels: Math.min(originalPixels, kindPixels * FINER), reason, costFactor: FINER } : undefined;
   for (const signature of signatures) {
