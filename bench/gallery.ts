@@ -255,9 +255,9 @@ export async function writeGallery(rows: ImageRow[], entries: GalleryEntry[]): P
     'Lanczos 3. Small inputs are shown at their comparison size (4×, or the 512 px reference); a panel',
     'smaller than its box is enlarged by whole pixels, a larger one shrunk. Transparency shows as a',
     'checkerboard. Under each: bytes, SSIM and the worst region’s Oklab colour difference (ΔE_ok ×100;',
-    'about 2 is just noticeable, above 10 is a visible fault); the red square is that worst window. Large',
-    'images also get 100 % crops (the',
-    `middle ${CROP_SHOWN} px of the bench’s ${CROP_SIDE} px crops) against VTracer’s trace of the image shrunk to 1.5 MP.`,
+    'about 2 is just noticeable, above 10 is a visible fault); the red square is that worst window.',
+    `Large images also get 100 % crops (the middle ${CROP_SHOWN} px of the bench’s ${CROP_SIDE} px crops) against VTracer’s`,
+    'trace of the image shrunk to 1.5 MP.',
     '',
     ...sections,
   ].join('\n');

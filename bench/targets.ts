@@ -120,7 +120,8 @@ export function robustnessTargets(rows: ImageRow[], scopes: Scope[]): TargetRow[
         const crops = large(inScope).flatMap((row) => row.crops ?? []).filter((crop) => crop.vtracer.ssim > 0);
         if (!crops.length) return undefined;
         const below = crops.filter((crop) => crop.ours.ssim < crop.vtracer.ssim - CROP_BELOW_VTRACER).length;
-        return { figures: `${below ? below : 'none'} of ${crops.length} crops (${large(inScope).length} images)`, met: below === 0 };
+        const images = large(inScope).length;
+        return { figures: `${below ? below : 'none'} of ${crops.length} crops (${images} image${images === 1 ? '' : 's'})`, met: below === 0 };
       }),
     },
     {
