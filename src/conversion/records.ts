@@ -20,11 +20,13 @@ export interface ConversionRecord {
   processing_time_ms: number;
   params: TraceParams;
   resolved: TraceResult['chosen'];
+  /** Made with a test key (free, watermarked). */
+  test: boolean;
 }
 
 export async function insertConversion(
   db: Db,
-  input: { id: string; accountId: string; originalName: string; fileSize: number; params: TraceParams; result: TraceResult },
+  input: { id: string; accountId: string; originalName: string; fileSize: number; params: TraceParams; result: TraceResult; test?: boolean },
   now: number,
 ): Promise<void> {
   await db
@@ -41,6 +43,7 @@ export async function insertConversion(
       params: JSON.stringify(input.params),
       resolved: JSON.stringify(input.result.chosen),
       created_at: now,
+      test: input.test ? 1 : 0,
     })
     .execute();
 }
@@ -72,6 +75,7 @@ export async function findConversion(
     processing_time_ms: Number(row.processing_time_ms),
     params: JSON.parse(row.params) as TraceParams,
     resolved: JSON.parse(row.resolved) as TraceResult['chosen'],
+    test: Number(row.test) === 1,
   };
 }
 
@@ -90,13 +94,17 @@ export function retentionStart(now: number, retentionDays: number): number {
   return now - retentionDays * 24 * 60 * 60 * 1000;
 }
 
-/** Successful conversions of an account since `since`: what the daily quota counts. */
-export async function countConversionsSince(db: Kysely<Schema>, accountId: string, since: number): Promise<number> {
+/**
+ * Successful conversions of an account since `since`: what the daily quota counts. Test-key
+ * conversions count toward no plan quota, only toward the test keys' own cap (`test`).
+ */
+export async function countConversionsSince(db: Kysely<Schema>, accountId: string, since: number, test = false): Promise<number> {
   const row = await db
     .selectFrom('conversions')
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .where('account_id', '=', accountId)
     .where('created_at', '>=', since)
+    .where('test', '=', test ? 1 : 0)
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }
