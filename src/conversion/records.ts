@@ -20,8 +20,8 @@ export interface ConversionRecord {
   processing_time_ms: number;
   params: TraceParams;
   resolved: TraceResult['chosen'];
-  /** Made with a test key (free, watermarked). */
-  test: boolean;
+  /** Present (true) only when made with a test key (free, watermarked). */
+  test?: true;
 }
 
 export async function insertConversion(
@@ -75,7 +75,7 @@ export async function findConversion(
     processing_time_ms: Number(row.processing_time_ms),
     params: JSON.parse(row.params) as TraceParams,
     resolved: JSON.parse(row.resolved) as TraceResult['chosen'],
-    test: Number(row.test) === 1,
+    ...(Number(row.test) === 1 ? { test: true as const } : {}),
   };
 }
 
