@@ -23,7 +23,12 @@ export interface Payments {
   openPortal(account: Account): Promise<string>;
   /** The account's Stripe customer, once a payment made one. */
   customerOf(accountId: string): Promise<string | undefined>;
+  /** Origins the pages' buy and portal forms redirect to (the pages' CSP form-action must name them). */
+  formTargets: string[];
 }
+
+/** Where Stripe's hosted Checkout and customer portal live. */
+const STRIPE_PAGE_ORIGINS = ['https://checkout.stripe.com', 'https://billing.stripe.com'];
 
 export interface PaymentsDeps {
   store: Store;
@@ -136,6 +141,8 @@ export function createPayments(config: StripeConfig, deps: PaymentsDeps): Paymen
     },
 
     customerOf,
+    // A stand-in reached through STRIPE_API_BASE serves its Checkout pages from its own origin.
+    formTargets: [...STRIPE_PAGE_ORIGINS, ...(config.apiBase ? [new URL(`${config.apiBase.protocol}://${config.apiBase.host.includes(':') ? `[${config.apiBase.host}]` : config.apiBase.host}:${config.apiBase.port}`).origin] : [])],
   };
 }
 

@@ -44,7 +44,9 @@ export const WEB_CSP =
 const VIEWS_DIR = fileURLToPath(new URL('./views/', import.meta.url));
 
 export async function webApp(app: FastifyInstance, deps: WebDeps): Promise<void> {
-  contextSecurityHeaders(app, WEB_CSP, { noStore: true });
+  // With payments, the buy and portal forms answer with a redirect to Stripe, which form-action must allow.
+  const csp = deps.payments ? WEB_CSP.replace("form-action 'self'", `form-action 'self' ${deps.payments.formTargets.join(' ')}`) : WEB_CSP;
+  contextSecurityHeaders(app, csp, { noStore: true });
   await app.register(cookie, { secret: deps.sessionSecrets });
   await app.register(formbody, { bodyLimit: 64 * 1024 });
   // autoEscape is Eta's default; said here so that no one turns it off unawares.
