@@ -52,14 +52,11 @@ export function currencyDigits(currency: string): number {
   return new Intl.NumberFormat('en', { style: 'currency', currency: currency.toUpperCase() }).resolvedOptions().maximumFractionDigits ?? 2;
 }
 
+/** The ISO 4217 currencies this runtime's Intl knows (a well-formed but unknown code is not one). */
+const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
+
 export function isCurrency(code: string): boolean {
-  if (!/^[a-z]{3}$/i.test(code)) return false;
-  try {
-    new Intl.NumberFormat('en', { style: 'currency', currency: code.toUpperCase() });
-    return true;
-  } catch {
-    return false;
-  }
+  return /^[a-z]{3}$/i.test(code) && CURRENCIES.has(code.toUpperCase());
 }
 
 /** `1200, usd` → `$12.00`. */
