@@ -394,7 +394,7 @@ for (const dialect of await dialects()) {
       assert.equal((await send(event)).body.result, 'duplicate');
     });
 
-    it('acknowledges events it does not handle, and shows Stripe’s ids to the admin', async () => {
+    it('acknowledges events it does not handle, shows Stripe’s ids to the admin, and takes the admin’s prices to the next checkout', async () => {
       assert.equal((await send(stripeEvent('customer.created', { id: 'cus_x', object: 'customer' }))).body.result, 'ignored');
       const buyer = await account();
       const event = packCompleted(buyer.id);
@@ -408,6 +408,33 @@ for (const dialect of await dialects()) {
       assert.ok(page.html.includes(event.id), 'the event id in the ledger');
       assert.ok(page.html.includes((event.data.object as { payment_intent: string }).payment_intent), 'the payment id');
       assert.match(page.html, /credit pack of 50 bought with Stripe \(\$5\.00\)/);
+
+      // Prices are data: the admin changes one, and the next checkout charges it.
+      const form = await client.get('/admin/prices/pack_500');
+      assert.equal(form.status, 200);
+      const token = /name="_csrf" value="([^"]+)"/.exec(form.html)?.[1] ?? '';
+      const refused = await client.post('/admin/prices/pack_500', { _csrf: token, amount: '27.5x', currency: 'usd', active: 'yes' });
+      assert.equal(refused.status, 400);
+      assert.match(refused.html, /Amount: a price such as 12\.00 in USD/);
+      const saved = await client.post('/admin/prices/pack_500', { _csrf: token, amount: '27.50', currency: 'usd', active: 'yes' });
+      assert.equal(saved.status, 200);
+      assert.match(saved.html, /500 credits now costs \$27\.50/);
+      const audit = await db().selectFrom('audit').selectAll().where('action', '=', 'price pack_500 changed').executeTakeFirstOrThrow();
+      assert.equal(audit.detail, 'price $30.00 → $27.50');
+      assert.equal(audit.actor, admin.email);
+      const shopper = new PageClient(service.url);
+      await shopper.logIn(buyer.email, PASSWORD);
+      const billing = await shopper.get('/account/billing');
+      assert.match(billing.html, /Buy 500 credits for \$27\.50/);
+      const checkout = await shopper.post('/account/billing/checkout', { _csrf: /name="_csrf" value="([^"]+)"/.exec(billing.html)?.[1] ?? '', product: 'pack_500' });
+      assert.equal(checkout.status, 303);
+      assert.equal(stub.requests.at(-1)?.params.get('line_items[0][price_data][unit_amount]'), '2750');
+      // Off sale: neither offered nor sold.
+      await client.post('/admin/prices/pack_500', { _csrf: token, amount: '27.50', currency: 'usd', active: 'no' });
+      assert.doesNotMatch((await shopper.get('/account/billing')).html, /Buy 500 credits/);
+      const offSale = await shopper.post('/account/billing/checkout', { _csrf: /name="_csrf" value="([^"]+)"/.exec(billing.html)?.[1] ?? '', product: 'pack_500' });
+      assert.equal(offSale.status, 400);
+      await client.post('/admin/prices/pack_500', { _csrf: token, amount: '30.00', currency: 'usd', active: 'yes' });
     });
   });
 }
