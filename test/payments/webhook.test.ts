@@ -450,7 +450,7 @@ describe('payments not configured', () => {
       const home = await (await fetch(service.url)).text();
       assert.match(home, /Payments are not set up on this service/);
       assert.doesNotMatch(home, /action="\/account\/billing\/checkout"/);
-      const buyer = await createAccount(service.store.db, { email: 'nopay@example.com', passwordHash: await hashPassword(PASSWORD) });
+      const buyer = await createAccount(service.store.db, { email: 'nopay@example.com', credits: 0, passwordHash: await hashPassword(PASSWORD) });
       const client = new PageClient(service.url);
       await client.logIn(buyer.email, PASSWORD);
       const billing = await client.get('/account/billing');
@@ -458,6 +458,17 @@ describe('payments not configured', () => {
       const refused = await client.post('/account/billing/checkout', { _csrf: /name="_csrf" value="([^"]+)"/.exec(billing.html)?.[1] ?? '', product: 'pack_50' });
       assert.equal(refused.status, 404);
       assert.match(refused.html, /Payments are not set up/);
+      // The dashboard shows the packs' prices and its no-credit notice leads to the Billing page.
+      const dashboard = await client.get('/account');
+      assert.match(dashboard.html, /Credit packs: 50 for \$5\.00, 200 for \$15\.00, 500 for \$30\.00/);
+      assert.match(dashboard.html, /No credits left[^<]*<a href="\/account\/billing">Buy credits on the Billing page<\/a>/);
+      // So does the converter's no-credit refusal (the form posted without the script).
+      const form = new FormData();
+      form.append('_csrf', /name="_csrf" value="([^"]+)"/.exec((await client.get('/try')).html)?.[1] ?? '');
+      form.append('image', new Blob([new Uint8Array(corpusFile('edge/tiny_tango_address_book_32.png'))], { type: 'image/png' }), 'icon.png');
+      const noCredit = await client.postMultipart('/try', form);
+      assert.equal(noCredit.status, 402);
+      assert.match(noCredit.text, /No credits left[\s\S]*<a href="\/account\/billing">See credit packs and plans on the Billing page<\/a>/);
     } finally {
       await service.close();
       await service.database.drop();

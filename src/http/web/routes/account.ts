@@ -5,6 +5,7 @@ import { conversionsPerDay, countConversionsSince, latestConversions } from '../
 import { DomainError } from '../../../errors.ts';
 import { secondsUntilNextUtcDay, startOfUtcDay } from '../../../limits/limits.ts';
 import { TEST_KEY_LIMITS } from '../../../limits/test-keys.ts';
+import { listPrices, priceText } from '../../../payments/prices.ts';
 import { conversionsChart } from '../chart.ts';
 import { formatBytes, formatTime, formFields, planLabel, type Pages } from '../pages.ts';
 
@@ -34,10 +35,11 @@ export function accountRoutes(app: FastifyInstance, pages: Pages): void {
     const account = requireSignedIn(request, reply);
     if (!account) return reply;
     const now = deps.now();
-    const [used, days, latest] = await Promise.all([
+    const [used, days, latest, prices] = await Promise.all([
       countConversionsSince(deps.db, account.id, startOfUtcDay(now)),
       conversionsPerDay(deps.db, account.id, now, CHART_DAYS),
       latestConversions(deps.db, account.id, 10),
+      listPrices(deps.db, { activeOnly: true }),
     ]);
     const resetsIn = secondsUntilNextUtcDay(now);
     const notice =
@@ -56,6 +58,8 @@ export function accountRoutes(app: FastifyInstance, pages: Pages): void {
         resetsIn: duration(resetsIn),
       },
       chart: conversionsChart(days),
+      // The prices, in a line: the Billing page has the buttons.
+      packPrices: prices.filter((p) => p.kind === 'pack').map((p) => `${p.credits} for ${priceText(p)}`).join(', '),
       conversions: latest.map((c) => ({
         ...c,
         size: formatBytes(c.fileSize),
