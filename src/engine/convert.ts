@@ -31,7 +31,7 @@ export interface ConvertOptions {
 /** Control points closer than this (working pixels) to the chord make a cubic a line. */
 const STRAIGHT_TOLERANCE = 0.15;
 /** The self-check compares at most this many pixels: enough for an eye or a letter to count. */
-export const CHECK_PIXELS = 400_000;
+export const CHECK_PIXELS = 250_000;
 /** A retrace starts only this early in a conversion, and only if it is expected to end by RETRACE_END_MS. */
 const RETRACE_START_BEFORE_MS = 5_000;
 const RETRACE_END_MS = 9_000;
