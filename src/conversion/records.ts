@@ -19,15 +19,19 @@ export interface ConversionRecord {
   height: number;
   node_count: number;
   processing_time_ms: number;
+  /** The engine's measure (0–1) of how closely the SVG, rendered, matches the image; null for records older than the measure. */
+  fidelity: number | null;
   params: TraceParams;
   resolved: TraceResult['chosen'];
+  /** Present (true) only when made with a test key (free, watermarked). */
+  test?: true;
   /** Present when the conversion had a cut report (`unit` not px, or a preset). */
   report?: CutReport;
 }
 
 export async function insertConversion(
   db: Db,
-  input: { id: string; accountId: string; originalName: string; fileSize: number; params: TraceParams; result: TraceResult },
+  input: { id: string; accountId: string; originalName: string; fileSize: number; params: TraceParams; result: TraceResult; test?: boolean },
   now: number,
 ): Promise<void> {
   await db
@@ -41,9 +45,11 @@ export async function insertConversion(
       height: input.result.height,
       node_count: input.result.nodeCount,
       processing_time_ms: input.result.processingTimeMs,
+      fidelity: input.result.fidelity,
       params: JSON.stringify(input.params),
       resolved: JSON.stringify(input.result.chosen),
       created_at: now,
+      test: input.test ? 1 : 0,
       report: input.result.report ? JSON.stringify(input.result.report) : null,
     })
     .execute();
@@ -74,8 +80,11 @@ export async function findConversion(
     height: Number(row.height),
     node_count: Number(row.node_count),
     processing_time_ms: Number(row.processing_time_ms),
+    // PostgreSQL's real carries float4 noise: the engine's three decimals are given back.
+    fidelity: row.fidelity === null ? null : Math.round(Number(row.fidelity) * 1000) / 1000,
     params: JSON.parse(row.params) as TraceParams,
     resolved: JSON.parse(row.resolved) as TraceResult['chosen'],
+    ...(Number(row.test) === 1 ? { test: true as const } : {}),
     ...(row.report ? { report: JSON.parse(row.report) as CutReport } : {}),
   };
 }
@@ -95,13 +104,17 @@ export function retentionStart(now: number, retentionDays: number): number {
   return now - retentionDays * 24 * 60 * 60 * 1000;
 }
 
-/** Successful conversions of an account since `since`: what the daily quota counts. */
-export async function countConversionsSince(db: Kysely<Schema>, accountId: string, since: number): Promise<number> {
+/**
+ * Successful conversions of an account since `since`: what the daily quota counts. Test-key
+ * conversions count toward no plan quota, only toward the test keys' own cap (`test`).
+ */
+export async function countConversionsSince(db: Kysely<Schema>, accountId: string, since: number, test = false): Promise<number> {
   const row = await db
     .selectFrom('conversions')
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .where('account_id', '=', accountId)
     .where('created_at', '>=', since)
+    .where('test', '=', test ? 1 : 0)
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }

@@ -27,7 +27,16 @@ for (const dialect of await dialects()) {
     it('counts conversions per UTC day over 30 days, zeros included, and lists the latest first', async () => {
       const account = await createAccount(store.db, { email: 'chart@example.com' });
       const other = await createAccount(store.db, { email: 'other@example.com' });
-      const result = { svg: '', width: 1, height: 1, nodeCount: 3, processingTimeMs: 1, chosen: { mode: 'logo', curveMode: 'spline' } } as const;
+      const result = {
+        svg: '',
+        width: 1,
+        height: 1,
+        nodeCount: 3,
+        processingTimeMs: 1,
+        fidelity: 0.9,
+        chosen: { mode: 'logo', curveMode: 'spline' },
+        check: { fidelity: 0.9, signatures: [], remaining: [], retraced: false, retraceMs: 0, attempts: [] },
+      } as const;
       const at = [TODAY + 5, TODAY + DAY - 1, TODAY - DAY, TODAY - 29 * DAY, TODAY - 30 * DAY];
       for (const [i, time] of at.entries()) {
         await insertConversion(store.db, { id: `vec_t${i}_aaaaaa`, accountId: account.id, originalName: `n${i}.png`, fileSize: 10 + i, params: DEFAULT_PARAMS, result }, time);
@@ -50,7 +59,16 @@ for (const dialect of await dialects()) {
       const account = await createAccount(store.db, { email: 'report@example.com' });
       const report = { paths: 12, open_paths: 3, smallest_feature: 0.512, removed_below_min_feature: 4, islands: 1, overlaps: 0 };
       const params = { ...DEFAULT_PARAMS, preset: 'vinyl' as const, unit: 'mm' as const, palette: ['#000000', '#e4002b'], maxColors: 8, minFeature: 0.5 };
-      const base = { svg: '', width: 1, height: 1, nodeCount: 3, processingTimeMs: 1, chosen: { mode: 'logo', curveMode: 'spline' } } as const;
+      const base = {
+        svg: '',
+        width: 1,
+        height: 1,
+        nodeCount: 3,
+        processingTimeMs: 1,
+        fidelity: 0.9,
+        chosen: { mode: 'logo', curveMode: 'spline' },
+        check: { fidelity: 0.9, signatures: [], remaining: [], retraced: false, retraceMs: 0, attempts: [] },
+      } as const;
       await insertConversion(store.db, { id: 'vec_rep_aaaaaa', accountId: account.id, originalName: 'a.png', fileSize: 1, params, result: { ...base, report } }, TODAY);
       await insertConversion(store.db, { id: 'vec_rep_bbbbbb', accountId: account.id, originalName: 'b.png', fileSize: 1, params: DEFAULT_PARAMS, result: base }, TODAY);
       const withReport = await findConversion(store.db, 'vec_rep_aaaaaa', account.id, 0);

@@ -38,6 +38,8 @@ export interface ImageStats {
    * JPEG compression, which breaks exact equality. Clipped areas are flat in photographs too.
    */
   nearFlatShare: number;
+  /** As equalNeighbourShare, among the pairs nearFlatShare counts: clipped shadows and highlights (a night sky) left out. */
+  equalUnclippedShare: number;
   /**
    * Share of opaque pixels farther than OFF_AXIS_DISTANCE (RGB) from the principal axis of the
    * image's colours: near 0 for monochrome images (grey, sepia or any one tint), large for colour.
@@ -51,8 +53,21 @@ export interface ImageStats {
   extremeShare: number;
   /** How well the image reads as ink on paper; measured for opaque images only (paper is opaque). */
   ink?: InkStats;
+  /**
+   * Of the colour edges (runs of three opaque pixels whose ends differ clearly), the share whose
+   * middle pixel is a blend of its ends (on the segment between them in every channel) in a colour
+   * the image rarely uses: anti-aliasing, which mixes the two sides in a shade of its own. Pixel
+   * art steps from one palette colour to the next; its shading ramps use colours that recur.
+   * Measured on images of at most MAX_BLEND_COLOURS colours, else 1.
+   */
+  aaBlendShare: number;
+  /** Colour edges seen for aaBlendShare (few edges, little evidence). */
+  colourEdges: number;
   /** k when the image is pixel art enlarged k times (k × k blocks), measured at its own grid; else 1. */
   pixelScale: number;
+  /** Blocks of a non-uniform enlargement (kx wide, ky tall), when not square; pixelScale is then the smaller. */
+  blockWidth: number;
+  blockHeight: number;
 }
 
 /** Colour difference (sum over channels) from which a run of three pixels counts for rampShare. */
@@ -75,51 +90,116 @@ export const OPAQUE_BELOW = 0.01;
  * k × k block) is measured at its own grid, where its statistics are those of pixel art.
  */
 export function measureImage(rgba: Buffer, width: number, height: number): ImageStats {
-  const scale = blockScale(rgba, width, height);
-  if (scale === 1) return { ...measurePixels(rgba, width, height), pixelScale: 1 };
-  const columns = Math.ceil(width / scale);
-  const rows = Math.ceil(height / scale);
+  const blocks = blockSize(rgba, width, height);
+  if (blocks.width === 1 && blocks.height === 1) return { ...measurePixels(rgba, width, height), pixelScale: 1, blockWidth: 1, blockHeight: 1 };
+  const columns = Math.ceil(width / blocks.width);
+  const rows = Math.ceil(height / blocks.height);
   const native = Buffer.alloc(columns * rows * 4);
   for (let y = 0; y < rows; y++) {
-    for (let x = 0; x < columns; x++) rgba.copy(native, (y * columns + x) * 4, (y * scale * width + x * scale) * 4, (y * scale * width + x * scale) * 4 + 4);
+    for (let x = 0; x < columns; x++) {
+      const at = (y * blocks.height * width + x * blocks.width) * 4;
+      rgba.copy(native, (y * columns + x) * 4, at, at + 4);
+    }
   }
-  return { ...measurePixels(native, columns, rows), pixelScale: scale };
+  return { ...measurePixels(native, columns, rows), pixelScale: Math.min(blocks.width, blocks.height), blockWidth: blocks.width, blockHeight: blocks.height };
 }
 
-/** Block sizes blockScale tries, largest first: pixel art is shared enlarged 2×, 3×, 4×, sometimes 8×. */
+/** Block sides blockSize tries, largest first: pixel art is shared enlarged 2×, 3×, 4×, sometimes 8×, and now and then unevenly (5 × 6). */
 const BLOCK_SCALES = [8, 6, 5, 4, 3, 2] as const;
 
 /** The largest k for which the image is made of k × k blocks of one RGBA value (nearest-neighbour enlargement), else 1. */
 export function blockScale(rgba: Buffer, width: number, height: number): number {
-  const words = pixelWords(rgba);
-  for (const k of BLOCK_SCALES) {
-    if (width < 2 * k || height < 2 * k) continue;
-    let blocks = true;
-    for (let y = 0; y < height && blocks; y++) {
-      const row = y * width;
-      // Within a block, each row repeats the one above and each pixel its left neighbour.
-      if (y % k !== 0) {
-        for (let x = 0; x < width; x++) {
-          if (words[row + x] !== words[row - width + x]) {
-            blocks = false;
-            break;
-          }
-        }
-        continue;
-      }
-      for (let x = 0; x < width; x++) {
-        if (x % k !== 0 && words[row + x] !== words[row + x - 1]) {
-          blocks = false;
-          break;
-        }
-      }
-    }
-    if (blocks) return k;
-  }
-  return 1;
+  const { width: kx, height: ky } = blockSize(rgba, width, height);
+  return kx === ky ? kx : 1;
 }
 
-function measurePixels(rgba: Buffer, width: number, height: number): Omit<ImageStats, 'pixelScale'> {
+/**
+ * The blocks of one RGBA value (kx wide, ky tall) an image is made of, when it is a nearest-neighbour
+ * enlargement by whole factors along each side; 1 × 1 otherwise. Each side is found on its own:
+ * columns repeat in runs of kx, rows in runs of ky.
+ */
+export function blockSize(rgba: Buffer, width: number, height: number): { width: number; height: number } {
+  const words = pixelWords(rgba);
+  const columnsRepeat = (k: number) => {
+    if (width < 2 * k) return false;
+    for (let y = 0; y < height; y++) {
+      const row = y * width;
+      for (let x = 0; x < width; x++) if (x % k !== 0 && words[row + x] !== words[row + x - 1]) return false;
+    }
+    return true;
+  };
+  const rowsRepeat = (k: number) => {
+    if (height < 2 * k) return false;
+    for (let y = 0; y < height; y++) {
+      if (y % k === 0) continue;
+      const row = y * width;
+      for (let x = 0; x < width; x++) if (words[row + x] !== words[row - width + x]) return false;
+    }
+    return true;
+  };
+  const kx = BLOCK_SCALES.find(columnsRepeat) ?? 1;
+  const ky = BLOCK_SCALES.find(rowsRepeat) ?? 1;
+  // One side enlarged alone is a stretched image, not pixel art's grid.
+  return kx === 1 || ky === 1 ? { width: 1, height: 1 } : { width: kx, height: ky };
+}
+
+/** aaBlendShare is measured on images of at most this many distinct colours (pixel art has far fewer). */
+const MAX_BLEND_COLOURS = 2048;
+/** A colour used by less than this share of the opaque pixels is rare (an anti-aliasing shade). */
+const RARE_COLOUR_SHARE = 0.005;
+/** A blend lies within this many levels (per channel) of the segment between its ends. */
+const BLEND_TOLERANCE = 8;
+
+/** The share of colour edges bridged by a blend in a rare colour (ImageStats.aaBlendShare). */
+function antiAliasingBlends(rgba: Buffer, width: number, height: number, opaque: number): { share: number; edges: number } {
+  const counts = new Map<number, number>();
+  for (let i = 0; i < rgba.length; i += 4) {
+    if ((rgba[i + 3] as number) < 255) continue;
+    const key = ((rgba[i] as number) << 16) | ((rgba[i + 1] as number) << 8) | (rgba[i + 2] as number);
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  const rareBelow = Math.max(2, opaque * RARE_COLOUR_SHARE);
+  let edges = 0;
+  let blends = 0;
+  const run = (a: number, m: number, b: number) => {
+    if ((rgba[a + 3] as number) < 255 || (rgba[m + 3] as number) < 255 || (rgba[b + 3] as number) < 255) return;
+    let difference = 0;
+    for (let c = 0; c < 3; c++) difference += Math.abs((rgba[a + c] as number) - (rgba[b + c] as number));
+    if (difference < RAMP_STEP * 2) return;
+    edges++;
+    let largest = 0;
+    let t = 0;
+    for (let c = 0; c < 3; c++) {
+      const d = (rgba[b + c] as number) - (rgba[a + c] as number);
+      if (Math.abs(d) > Math.abs(largest)) {
+        largest = d;
+        t = ((rgba[m + c] as number) - (rgba[a + c] as number)) / d;
+      }
+    }
+    if (t <= 0.06 || t >= 0.94) return;
+    for (let c = 0; c < 3; c++) {
+      const expected = (rgba[a + c] as number) + t * ((rgba[b + c] as number) - (rgba[a + c] as number));
+      if (Math.abs(expected - (rgba[m + c] as number)) > BLEND_TOLERANCE) return;
+    }
+    const key = ((rgba[m] as number) << 16) | ((rgba[m + 1] as number) << 8) | (rgba[m + 2] as number);
+    if ((counts.get(key) ?? 0) < rareBelow) blends++;
+  };
+  for (let y = 0; y < height; y++) {
+    for (let x = 1; x + 1 < width; x++) {
+      const i = (y * width + x) * 4;
+      run(i - 4, i, i + 4);
+    }
+  }
+  for (let y = 1; y + 1 < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const i = (y * width + x) * 4;
+      run(i - width * 4, i, i + width * 4);
+    }
+  }
+  return { share: edges === 0 ? 0 : blends / edges, edges };
+}
+
+function measurePixels(rgba: Buffer, width: number, height: number): Omit<ImageStats, 'pixelScale' | 'blockWidth' | 'blockHeight'> {
   const pixels = width * height;
   let transparent = 0;
   let partial = 0;
@@ -135,6 +215,7 @@ function measurePixels(rgba: Buffer, width: number, height: number): Omit<ImageS
   let alphaSteps = 0;
   let hardAlphaSteps = 0;
   let unclippedPairs = 0;
+  let equalUnclippedPairs = 0;
   let nearFlatPairs = 0;
   // Colour sums and products, for the principal axis.
   let sr = 0;
@@ -222,6 +303,7 @@ function measurePixels(rgba: Buffer, width: number, height: number): Omit<ImageS
         if (!clipped) {
           unclippedPairs++;
           if (difference <= NEAR_FLAT_DIFFERENCE) nearFlatPairs++;
+          if (difference === 0) equalUnclippedPairs++;
         }
       }
     }
@@ -235,7 +317,10 @@ function measurePixels(rgba: Buffer, width: number, height: number): Omit<ImageS
     [srb / opaqueOrOne - mean.r * mean.b, sgb / opaqueOrOne - mean.g * mean.b, sbb / opaqueOrOne - mean.b * mean.b],
   ] as const;
   const farFromAxis = offAxisShare(rgba, mean, principalAxis(covarianceMatrix), opaque);
+  const blends = distinct <= MAX_BLEND_COLOURS ? antiAliasingBlends(rgba, width, height, opaque) : { share: 1, edges: 0 };
   return {
+    aaBlendShare: blends.share,
+    colourEdges: blends.edges,
     pixels,
     transparentShare,
     partialAlphaShare: partial / pixels,
@@ -245,6 +330,7 @@ function measurePixels(rgba: Buffer, width: number, height: number): Omit<ImageS
     rampShare: ramps / Math.max(1, rampRuns),
     hardAlphaShare: alphaSteps === 0 ? 1 : hardAlphaSteps / alphaSteps,
     nearFlatShare: nearFlatPairs / Math.max(1, unclippedPairs),
+    equalUnclippedShare: equalUnclippedPairs / Math.max(1, unclippedPairs),
     offAxisShare: farFromAxis,
     meanChroma: chroma / opaqueOrOne,
     darkShare: dark / opaqueOrOne,
@@ -299,25 +385,64 @@ export interface ImageFacts {
  * The thresholds of the rules below; docs/parameters.md gives the measurements behind each.
  */
 export const RULES = {
-  pixelArt: { maxLongSide: 512, maxColours: 256, maxSoftEdgeShare: 0.35, maxEqualNeighbourShare: 0.9, maxRampShare: 0.2, minHardAlphaShare: 0.9 },
-  inkOnPaper: { minPaperLuma: 80, minContrast: 40, maxOffLineShare: 0.1, maxContinuousToneShare: 0.0025 },
-  icon: { maxLongSide: 128 },
-  flatColour: { minEqualNeighbourShare: 0.6, minNearFlatShare: 0.65, minOffAxisShare: 0.1 },
+  pixelArt: {
+    maxLongSide: 512,
+    /** A small palette: what a sprite sheet holds (the emoji sheet with its glows: 460). */
+    maxColours: 512,
+    maxAaBlendShare: 0.06,
+    /** An indexed source of at most 256 colours (a game's palette) may shade with more of its own colours. */
+    maxIndexedAaBlendShare: 0.2,
+    minColourEdges: 16,
+    maxEqualNeighbourShare: 0.9,
+    minHardAlphaShare: 0.9,
+  },
+  inkOnPaper: { minPaperLuma: 80, minContrast: 40, maxOffLineShare: 0.1, maxSaturatedOffLineShare: 0.01, maxContinuousToneShare: 0.0025 },
+  inkWithoutPaper: { maxMeanChroma: 8, minDarkShare: 0.1 },
+  icon: { maxLongSide: 128, thumbnailMaxEqual: 0.4, thumbnailMinRamps: 0.4 },
+  photoDoubt: { minEqualNeighbourShare: 0.25 },
+  flatColour: { minEqualNeighbourShare: 0.6, minNearFlatShare: 0.65, minOffAxisShare: 0.1, maxRampShare: 0.3, minEqualWithFewRamps: 0.35, minEqualInColour: 0.35 },
 } as const;
 
-/** Pixel art: drawn pixel by pixel — hard edges, few colours, no anti-aliasing ramps, binary alpha. */
-export function isPixelArt(stats: ImageStats, longSide: number): boolean {
+/**
+ * Pixel art: drawn pixel by pixel. It needs positive evidence: binary alpha, a small palette, no
+ * anti-aliasing (its colour edges step from one palette colour to the next, with no blend in a
+ * shade of its own between them: aaBlendShare), enough colour edges to tell, and a grid of its own
+ * (the pixels themselves, or blocks of a whole enlargement) no larger than a sprite sheet.
+ */
+export function isPixelArt(stats: ImageStats, facts: ImageFacts): boolean {
   const rule = RULES.pixelArt;
+  const nativeLongSide = Math.max(facts.originalWidth / stats.blockWidth, facts.originalHeight / stats.blockHeight);
+  const indexed = facts.palette && stats.distinctColours <= 256;
+  const grey = isGrey(stats);
   return (
-    longSide / stats.pixelScale <= rule.maxLongSide &&
+    nativeLongSide <= rule.maxLongSide &&
     stats.distinctColours <= rule.maxColours &&
-    stats.softEdgeShare < rule.maxSoftEdgeShare &&
+    // Grey images are scans (a 1-bit page, a halftone, a photograph), not drawn pixel by pixel.
+    !grey &&
+    stats.colourEdges >= rule.minColourEdges &&
+    stats.aaBlendShare <= (indexed ? rule.maxIndexedAaBlendShare : rule.maxAaBlendShare) &&
     // Big flat areas are flat artwork (a flag, a logo), which pixel-exact tracing would make jagged.
     stats.equalNeighbourShare < rule.maxEqualNeighbourShare &&
-    stats.rampShare < rule.maxRampShare &&
     stats.hardAlphaShare >= rule.minHardAlphaShare
   );
 }
+
+/** No colour to speak of: greyscale, or a tint so faint it reads as grey (a black-and-white photograph's JPEG chroma noise). */
+function isGrey(stats: ImageStats): boolean {
+  return stats.meanChroma < 4 && stats.offAxisShare < 0.01;
+}
+
+/**
+ * Pixel art's own evidence, a margin short of isPixelArt's decision. The self-check traces such an
+ * image again as pixel art when it was traced smooth: a pixel-exact trace always scores best at
+ * the image's own size, so the evidence, not the score, must decide that it is pixel art.
+ */
+export function hasPixelGrid(stats: ImageStats, facts: ImageFacts): boolean {
+  return isPixelArt({ ...stats, aaBlendShare: stats.aaBlendShare / PIXEL_GRID_MARGIN }, facts);
+}
+
+/** hasPixelGrid allows this many times isPixelArt's anti-aliasing. */
+const PIXEL_GRID_MARGIN = 1.5;
 
 /**
  * Ink on paper (documents, handwriting, drawings, engravings, scans): light paper, a clearly
@@ -329,32 +454,69 @@ export function isInkOnPaper(ink: InkStats): boolean {
     ink.paperLuma >= rule.minPaperLuma &&
     ink.contrast >= rule.minContrast &&
     ink.offLineShare <= rule.maxOffLineShare &&
+    ink.saturatedOffLineShare <= rule.maxSaturatedOffLineShare &&
     ink.continuousToneShare <= rule.maxContinuousToneShare
   );
 }
 
-/** Line art on transparency (no paper): nearly grey, and mostly hard changes or near black and white. */
+/**
+ * Line art on transparency (no paper): nearly grey, mostly hard changes or near black and white,
+ * and some of it dark: ink. Light artwork on transparency (a white glyph, a light-grey panel) is
+ * artwork, not the paper of a drawing.
+ */
 function isInkWithoutPaper(stats: ImageStats): boolean {
-  return stats.meanChroma < 8 && ((stats.extremeShare > 0.8 && stats.darkShare < 0.5) || stats.softEdgeShare < 0.4);
+  const rule = RULES.inkWithoutPaper;
+  return (
+    stats.meanChroma < rule.maxMeanChroma &&
+    stats.darkShare >= rule.minDarkShare &&
+    ((stats.extremeShare > 0.8 && stats.darkShare < 0.5) || stats.softEdgeShare < 0.4)
+  );
+}
+
+/**
+ * A second kind worth tracing when the statistics leave the first in doubt; the self-check then
+ * keeps the better result (convert.ts). A colour image taken for a photograph with nearly as many
+ * exactly equal neighbours as flat artwork has (RULES.flatColour.minEqualInColour) may be artwork
+ * with smooth shading: colour photographs measured have at most 0.2.
+ */
+export function doubtfulAlternative(kind: ImageKind, stats: ImageStats): ImageKind | undefined {
+  if (kind !== 'photo' || isGrey(stats)) return undefined;
+  return stats.equalUnclippedShare > RULES.photoDoubt.minEqualNeighbourShare ? 'logo' : undefined;
 }
 
 /** The kind of picture, from its statistics and what the decoder saw. */
 export function classifyImage(stats: ImageStats, facts: ImageFacts): ImageKind {
   const longSide = Math.max(facts.originalWidth, facts.originalHeight);
-  if (isPixelArt(stats, longSide)) return 'pixelart';
+  if (isPixelArt(stats, facts)) return 'pixelart';
   // Ink on paper needs the paper: opaque images are measured for it, others keep the earlier test.
+  // Icons are never ink on paper: scans and drawings are larger, and a small glyph on white
+  // traces as artwork just as well.
   const opaque = stats.transparentShare < OPAQUE_BELOW;
-  if (opaque ? stats.ink !== undefined && isInkOnPaper(stats.ink) : isInkWithoutPaper(stats)) return 'sketch';
+  const inkLike = opaque ? stats.ink !== undefined && isInkOnPaper(stats.ink) : isInkWithoutPaper(stats);
+  if (inkLike && longSide > RULES.icon.maxLongSide) return 'sketch';
   // An icon or emoji this small is all anti-aliased edges and fills a few pixels wide, which the
-  // flat-colour test below cannot see; a photograph this small is a thumbnail, not vectorizer input.
-  if (longSide <= RULES.icon.maxLongSide) return 'logo';
+  // flat-colour test below cannot see. A thumbnail of a photograph (colour or grey) is opaque,
+  // has few equal neighbours and mostly ramps; icons measured are on transparency or flat
+  // (equal neighbours 0.56 and more on an opaque ground).
+  if (longSide <= RULES.icon.maxLongSide) {
+    const thumbnail = opaque && stats.equalNeighbourShare < RULES.icon.thumbnailMaxEqual && stats.rampShare >= RULES.icon.thumbnailMinRamps;
+    return thumbnail ? 'photo' : 'logo';
+  }
   // Flat colour: large runs of identical pixels, or, in a colour image, of pixels equal up to
   // JPEG noise. Monochrome photographs are left out of the second test: their smooth tone steps
   // one or two levels between neighbours in every channel at once, which reads as flat.
   const flatRule = RULES.flatColour;
   if (stats.equalNeighbourShare > flatRule.minEqualNeighbourShare) return 'logo';
   if (stats.nearFlatShare > flatRule.minNearFlatShare && stats.offAxisShare > flatRule.minOffAxisShare) return 'logo';
-  // An indexed-colour source is flat colour even when resampling blurred it (maps, charts).
-  if (facts.palette) return 'logo';
+  // Colour artwork with smooth shading (a mascot with gradients): many exactly equal neighbours,
+  // which sensor noise and JPEG take from colour photographs (at most 0.2 on every one measured;
+  // grey photographs reach 0.4 in their clipped shadows).
+  if (!isGrey(stats) && stats.equalUnclippedShare > flatRule.minEqualInColour) return 'logo';
+  // Anti-aliased flat artwork (a map, a screenshot): colour changes are mostly steps, where a
+  // photograph's are mostly ramps (at least half of its clear changes on every image measured).
+  if (stats.rampShare < flatRule.maxRampShare && stats.equalUnclippedShare > flatRule.minEqualWithFewRamps) return 'logo';
+  // An indexed-colour source is flat colour even when resampling blurred it (maps, charts); in
+  // grey it may as well be a scanned photograph (a halftone plate): its pixels decide.
+  if (facts.palette && !isGrey(stats)) return 'logo';
   return 'photo';
 }

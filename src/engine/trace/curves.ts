@@ -2,10 +2,10 @@
 // closely: on a grid finer than the source, that is a node per source pixel, wiggles included.
 // Here each closed polygon is cut at its corners, and every run between corners becomes either
 // one straight line or as few cubic Béziers as keep within `tolerance` of it (Schneider's
-// fitting, the fit-curve package). Straight edges stay straight, corners stay corners, and a
+// fitting, cubic-fit.ts). Straight edges stay straight, corners stay corners, and a
 // round shape takes a few curves whatever the grid it was traced on.
 
-import { fitCubic } from 'fit-curve';
+import { fitCubics } from './cubic-fit.ts';
 import { PathCommand, type PathGeometry } from '../geometry.ts';
 
 export interface CurveOptions {
@@ -333,10 +333,9 @@ function appendRun(run: Point[], options: CurveOptions, tangents: { start?: Poin
   const endPoint = points[points.length - 1 - span] as Point;
   const start = tangents.start ?? unit(startPoint[0] - first[0], startPoint[1] - first[1]);
   const end = tangents.end ?? unit(endPoint[0] - last[0], endPoint[1] - last[1]);
-  for (const [, c1, c2, p3] of fitCubic(points, start, end, options.tolerance * options.tolerance)) {
-    out.commands.push(PathCommand.cubic);
-    out.coords.push(c1[0], c1[1], c2[0], c2[1], p3[0], p3[1]);
-  }
+  const before = out.coords.length;
+  fitCubics(points, start, end, options.tolerance * options.tolerance, out.coords);
+  for (let at = before; at < out.coords.length; at += 6) out.commands.push(PathCommand.cubic);
 }
 
 

@@ -83,23 +83,31 @@ export function joinDiagonalInk(rgba: Buffer, width: number, height: number): Bu
 
 export async function paintLineArt(
   inkShapes: TracedShape[],
-  colours: { ink?: Rgb; secondPaper?: SecondPaper },
+  colours: { ink?: Rgb; secondPaper?: SecondPaper; silhouette?: SecondPaper },
   /** Traced pixels per image pixel of the working image. */
   upscale: number,
   config: Config,
   straightTolerance: number,
 ): Promise<TracedShape[]> {
-  const { ink, secondPaper } = colours;
+  const { ink, secondPaper, silhouette } = colours;
   if (ink) for (const shape of inkShapes) shape.fill = flat(ink);
-  if (!secondPaper) return inkShapes;
-  const svg = await runTracer(secondPaper.mask, secondPaper.maskWidth, secondPaper.maskHeight, secondPaperTracerConfig(config));
-  const paperShapes = parseTracerSvg(svg, straightTolerance);
-  const scale = secondPaper.pixelsPerMaskPixel * upscale;
-  for (const shape of paperShapes) {
-    shape.fill = flat(secondPaper.colour);
-    for (const path of shape.paths) for (let i = 0; i < path.coords.length; i++) path.coords[i] = (path.coords[i] as number) * scale;
+  const papers: TracedShape[] = [];
+  // Under the ink, bottom first: the opaque silhouette on transparency, then a second paper tone.
+  if (silhouette) papers.push(...(await tracePaper(silhouette, upscale, config, straightTolerance)));
+  if (secondPaper) papers.push(...(await tracePaper(secondPaper, upscale, secondPaperTracerConfig(config), straightTolerance)));
+  return [...papers, ...inkShapes];
+}
+
+/** A paper's mask traced and painted in its colour, in the ink's traced pixels. */
+async function tracePaper(paper: SecondPaper, upscale: number, config: Config, straightTolerance: number): Promise<TracedShape[]> {
+  const svg = await runTracer(paper.mask, paper.maskWidth, paper.maskHeight, config);
+  const shapes = parseTracerSvg(svg, straightTolerance);
+  const scale = paper.pixelsPerMaskPixel * upscale;
+  for (const shape of shapes) {
+    shape.fill = flat(paper.colour);
+    if (scale !== 1) for (const path of shape.paths) for (let i = 0; i < path.coords.length; i++) path.coords[i] = (path.coords[i] as number) * scale;
   }
-  return [...paperShapes, ...inkShapes];
+  return shapes;
 }
 
 /**

@@ -53,16 +53,16 @@ export function automaticSpeckle(kind: ImageKind, workingScale: number, dense: b
 }
 
 /**
- * curveMode auto. Pixel art stays pixel-exact, and so does dense artwork (a map or chart,
- * shrunk to under half its pixels to fit the tracer budget): its buildings, lettering and hairlines
- * are then a few working pixels, which polygon and spline fitting round away (on the corpus map,
- * SSIM 0.87 as polygons, 0.94 pixel-exact). Photos get polygons: they fit the palette's ragged
+ * curveMode auto. Pixel art stays pixel-exact; nothing else does, not even dense artwork (a map,
+ * a chart) or a photograph, whose pixels would show as squares and stair-steps at 100 % once
+ * traced on a grid coarser than the output. Photos get polygons: they fit the palette's ragged
  * region edges with a third of the bytes of splines at the same fidelity. Other artwork and line
- * art get splines.
+ * art get splines; dense artwork's are fitted to its exact pixel outlines (convert.ts), as ink's
+ * are, since VTracer's own would round its hairlines and lettering away.
  */
-export function resolveCurveMode(curveMode: CurveMode, kind: ImageKind, dense: boolean): ResolvedCurveMode {
+export function resolveCurveMode(curveMode: CurveMode, kind: ImageKind): ResolvedCurveMode {
   if (curveMode !== 'auto') return curveMode;
-  if (kind === 'pixelart' || (kind === 'logo' && dense)) return 'none';
+  if (kind === 'pixelart') return 'none';
   return kind === 'photo' ? 'polygon' : 'spline';
 }
 

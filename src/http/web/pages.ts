@@ -10,6 +10,7 @@ import type { Mailer } from '../../mail/mailer.ts';
 import type { Schema } from '../../store/schema.ts';
 import { FormExpired, pageErrorOf } from './errors.ts';
 import type { WebSessions } from './session.ts';
+import type { Payments } from '../../payments/stripe.ts';
 
 export interface PageDeps {
   db: Kysely<Schema>;
@@ -20,6 +21,8 @@ export interface PageDeps {
   sessions: WebSessions;
   publicUrl: string;
   assetVersion: string;
+  /** Stripe payments; undefined when not configured. */
+  payments?: Payments;
 }
 
 /** At most 10 failed log-ins, sign-ups or reset requests per email and per client address in 15 minutes. */
@@ -93,6 +96,7 @@ export function pages(deps: PageDeps) {
           ...form.data,
           values: form.values,
           error: refusal.message,
+          errorLink: refusal.link,
           invalid: form.invalid?.(refusal.message),
         },
         { status: refusal.status },

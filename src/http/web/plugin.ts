@@ -11,6 +11,7 @@ import type { FastifyError, FastifyInstance } from 'fastify';
 import { fileURLToPath } from 'node:url';
 import type { Mailer } from '../../mail/mailer.ts';
 import type { SessionStore } from '../../sessions/sessions.ts';
+import type { Payments } from '../../payments/stripe.ts';
 import { contextSecurityHeaders } from '../security.ts';
 import { buildWebAssets } from './assets.ts';
 import { pageErrorOf } from './errors.ts';
@@ -18,6 +19,7 @@ import { pages } from './pages.ts';
 import { accountRoutes } from './routes/account.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { authRoutes } from './routes/auth.ts';
+import { billingRoutes } from './routes/billing.ts';
 import { homeRoutes } from './routes/home.ts';
 import { tryRoutes, type TryDeps } from './routes/try.ts';
 import { webSessions } from './session.ts';
@@ -29,6 +31,8 @@ export interface WebDeps extends TryDeps {
   mailer: Mailer;
   /** Base of the links in mails; https makes the session cookie `Secure`. */
   publicUrl: string;
+  /** Stripe payments; undefined when not configured. */
+  payments?: Payments;
 }
 
 // Scripts and styles from this origin only; `blob:` and `data:` images for the converter's
@@ -40,7 +44,9 @@ export const WEB_CSP =
 const VIEWS_DIR = fileURLToPath(new URL('./views/', import.meta.url));
 
 export async function webApp(app: FastifyInstance, deps: WebDeps): Promise<void> {
-  contextSecurityHeaders(app, WEB_CSP, { noStore: true });
+  // With payments, the buy and portal forms answer with a redirect to Stripe, which form-action must allow.
+  const csp = deps.payments ? WEB_CSP.replace("form-action 'self'", `form-action 'self' ${deps.payments.formTargets.join(' ')}`) : WEB_CSP;
+  contextSecurityHeaders(app, csp, { noStore: true });
   await app.register(cookie, { secret: deps.sessionSecrets });
   await app.register(formbody, { bodyLimit: 64 * 1024 });
   // autoEscape is Eta's default; said here so that no one turns it off unawares.
@@ -71,6 +77,7 @@ export async function webApp(app: FastifyInstance, deps: WebDeps): Promise<void>
     sessions,
     publicUrl: deps.publicUrl,
     assetVersion: assets.version,
+    payments: deps.payments,
   });
 
   app.setErrorHandler(async (error: FastifyError, request, reply) => {
@@ -84,12 +91,19 @@ export async function webApp(app: FastifyInstance, deps: WebDeps): Promise<void>
         ? `Something went wrong on our side. It was logged with the reference ${request.id}; try again in a moment.`
         : 'The request could not be read. Go back and try again.');
     if (known?.retryAfterSeconds !== undefined) void reply.header('retry-after', String(known.retryAfterSeconds));
-    return web.render(request, reply, 'message', { title: 'Error', heading: status >= 500 ? 'Something went wrong' : 'That did not work', text }, { status, session: false });
+    return web.render(
+      request,
+      reply,
+      'message',
+      { title: 'Error', heading: status >= 500 ? 'Something went wrong' : 'That did not work', text, errorLink: known?.link },
+      { status, session: false },
+    );
   });
 
   homeRoutes(app, web);
   authRoutes(app, web, deps.sessionStore);
   accountRoutes(app, web);
+  billingRoutes(app, web, deps.payments);
   tryRoutes(app, web, deps);
   adminRoutes(app, web);
 }
