@@ -16,10 +16,16 @@ import { createMetrics, engineObserver, instrumentEngine, type Metrics } from '.
 import { openStore, type Store } from './store/database.ts';
 import { withStoreLock, type LockOutcome } from './store/lock.ts';
 import { purgeExpiredResets } from './accounts/credentials.ts';
+import { passwordWork } from './accounts/passwords.ts';
+import { purgeExpiredEmailTokens } from './accounts/verification.ts';
 import { createMailer } from './mail/mailer.ts';
 import { createRedisSessionStore } from './sessions/redis.ts';
+import { connectRedis, type Redis } from './store/redis.ts';
 import { sessionSecrets } from './sessions/secret.ts';
 import { createSqlSessionStore, type SessionStore } from './sessions/sessions.ts';
+
+/** Password checks that may wait per slot of PASSWORD_HASH_CONCURRENCY before the next is refused (503). */
+const PASSWORD_QUEUE_PER_SLOT = 16;
 
 const SERVICE_VERSION: string = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
 
@@ -69,12 +75,30 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
   return destination ? pino(options, destination) : pino(options);
 }
 
+/** Query parameters whose values are secrets wherever a URL is logged: mailed links' tokens, form tokens. */
+const SECRET_PARAMETERS = new Set(['token', '_csrf']);
+
+function decodedName(name: string): string {
+  try {
+    return decodeURIComponent(name.replace(/\+/g, ' ')).toLowerCase();
+  } catch {
+    return name.toLowerCase();
+  }
+}
+
+/** A URL's secret parameters blanked, whatever their name's spelling (`t%6Fken` is `token` to the server too). */
+function scrubUrl(url: string): string {
+  return url.replace(/([?&;])([^=&;#]*)=([^&;#]*)/g, (whole, separator: string, name: string) =>
+    SECRET_PARAMETERS.has(decodedName(name)) ? `${separator}${name}=[redacted]` : whole,
+  );
+}
+
 export function scrubSecrets(line: string): string {
   return line
     .replace(/vk_[A-Za-z0-9]{16,}/g, 'vk_[redacted]')
     .replace(/(Bearer|Basic)(\s|%20|\+)+[^\s"',;]+/gi, '$1 [redacted]')
-    // A password-reset token in a request's URL (the link itself is logged on purpose when SMTP_URL is unset).
-    .replace(/("url":"[^"]*[?&]token=)[^"&]+/g, '$1[redacted]');
+    // A mailed link's token in a request's URL (the link itself is logged on purpose when SMTP_URL is unset).
+    .replace(/("url":")((?:[^"\\]|\\.)*)"/g, (_whole, head: string, url: string) => `${head}${scrubUrl(url)}"`);
 }
 
 export async function startService(config: Config, overrides: ServiceOverrides = {}): Promise<Service> {
@@ -88,24 +112,17 @@ export async function startService(config: Config, overrides: ServiceOverrides =
     now,
     countSuccessesSince: (accountId, since) => countConversionsSince(store.db, accountId, since),
   };
-  let limits: Limits;
+  // One Redis connection (REDIS_URL) for the limits and the pages' sessions; without it the
+  // limits live in this process and the sessions in the store.
+  let redis: Redis | undefined;
   try {
-    limits = config.redisUrl
-      ? await createRedisLimits(config.redisUrl, config.redisPrefix, limitsDeps)
-      : createMemoryLimits(limitsDeps);
+    redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
   } catch (error) {
     await store.close();
     throw error;
   }
-  // The pages' sessions: in Redis beside the limits when REDIS_URL is set, else in the store.
-  let sessionStore: SessionStore;
-  try {
-    sessionStore = config.redisUrl ? await createRedisSessionStore(config.redisUrl, config.redisPrefix) : createSqlSessionStore(store.db);
-  } catch (error) {
-    await limits.close();
-    await store.close();
-    throw error;
-  }
+  const limits: Limits = redis ? createRedisLimits(redis, config.redisPrefix, limitsDeps) : createMemoryLimits(limitsDeps);
+  const sessionStore: SessionStore = redis ? createRedisSessionStore(redis, config.redisPrefix) : createSqlSessionStore(store.db);
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, log: logger });
 
   // One node at a time sweeps (the lock); each step is safe twice over anyway, since a refund
@@ -119,6 +136,7 @@ export async function startService(config: Config, overrides: ServiceOverrides =
         const purged = await purgeExpiredConversions(store.db, retentionStart(now(), config.retentionDays));
         await sessionStore.purgeExpired(now());
         await purgeExpiredResets(store.db, now());
+        await purgeExpiredEmailTokens(store.db, now());
         if (refunded > 0 || purged > 0) logger.info({ refunded, purged }, 'housekeeping');
       });
     } catch (error) {
@@ -154,11 +172,23 @@ export async function startService(config: Config, overrides: ServiceOverrides =
       metrics,
       lifecycle,
       maxConcurrentUploads: config.maxConcurrentUploads,
+      maxUploadsPerAccount: config.maxUploadsPerAccount,
       uploadPace: { minBytesPerSecond: config.uploadMinBytesPerSecond, windowMs: config.uploadRateWindowMs },
       headersTimeoutMs: config.headersTimeoutMs,
       requestTimeoutMs: config.requestTimeoutMs,
       version: SERVICE_VERSION,
-      web: { sessionStore, sessionSecrets: await sessionSecrets(store.db, config.sessionSecrets), mailer, publicUrl: config.publicUrl },
+      web: {
+        sessionStore,
+        sessionSecrets: await sessionSecrets(store.db, config.sessionSecrets),
+        mailer,
+        publicUrl: config.publicUrl,
+        passwords: passwordWork({ slots: config.passwordHashConcurrency, queueLimit: PASSWORD_QUEUE_PER_SLOT * config.passwordHashConcurrency }),
+        throttle: {
+          signupsPerAddressPerHour: config.signupsPerAddressPerHour,
+          signupsPerHour: config.signupsPerHour,
+          mailsPerAddressPerHour: config.mailsPerAddressPerHour,
+        },
+      },
       trustProxy: config.trustProxy,
     });
     await app.listen({ port: config.port, host: config.host });
@@ -166,6 +196,7 @@ export async function startService(config: Config, overrides: ServiceOverrides =
     await engine.close();
     await limits.close();
     await sessionStore.close();
+    redis?.disconnect();
     mailer.close();
     await store.close();
     throw error;
@@ -187,6 +218,7 @@ export async function startService(config: Config, overrides: ServiceOverrides =
     await engine.close();
     await limits.close();
     await sessionStore.close();
+    redis?.disconnect();
     mailer.close();
     await store.close();
   }

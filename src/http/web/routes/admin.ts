@@ -10,7 +10,7 @@ import { listKeys } from '../../../accounts/keys.ts';
 import { findPlan, listPlans, type Plan } from '../../../accounts/plans.ts';
 import { latestConversions } from '../../../conversion/records.ts';
 import { DomainError } from '../../../errors.ts';
-import { formatBytes, formatTime, formFields, type Pages } from '../pages.ts';
+import { formatBytes, formatTime, formFields, queryText, type Pages } from '../pages.ts';
 
 type IdParams = { Params: { id: string } };
 
@@ -34,8 +34,8 @@ export function adminRoutes(app: FastifyInstance, pages: Pages): void {
     });
     const adminOf = (account: Account | undefined) => (account as Account).email;
 
-    admin.get<{ Querystring: { q?: string } }>('/admin', async (request, reply) => {
-      const query = (request.query.q ?? '').trim();
+    admin.get<{ Querystring: { q?: unknown } }>('/admin', async (request, reply) => {
+      const query = (queryText(request.query.q) ?? '').trim();
       const [accounts, plans, audit] = await Promise.all([
         query === '' ? Promise.resolve([]) : searchAccounts(deps.db, query),
         listPlans(deps.db),
@@ -106,7 +106,12 @@ export function adminRoutes(app: FastifyInstance, pages: Pages): void {
     }
 
     accountForm('plan', ['plan'], async (id, actor, f) => `Plan changed to ${(await changeAccount(deps.db, actor, id, { plan: f.plan }, deps.now())).plan.name}.`);
-    accountForm('status', ['status'], async (id, actor, f) => `Status changed to ${(await changeAccount(deps.db, actor, id, { status: f.status }, deps.now())).status}.`);
+    accountForm('status', ['status'], async (id, actor, f) => {
+      const changed = await changeAccount(deps.db, actor, id, { status: f.status }, deps.now());
+      // A ban ends the account's sessions at once (the session hook refuses them anyway).
+      if (changed.status === 'banned') await deps.sessionStore.destroyAccount(id);
+      return `Status changed to ${changed.status}.`;
+    });
     accountForm('credits', ['amount'], async (id, actor, f) => {
       const amount = (f.amount ?? '').trim();
       if (!/^\d+$/.test(amount) || Number(amount) < 1) throw new DomainError('invalid_input', 'credits to add: a whole number of at least 1');
