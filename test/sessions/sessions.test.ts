@@ -6,6 +6,7 @@ import { createAccount } from '../../src/accounts/accounts.ts';
 import { changeAccount, editPlan, grantCredits } from '../../src/accounts/admin.ts';
 import { listAudit } from '../../src/accounts/audit.ts';
 import { listLedger } from '../../src/accounts/credits.ts';
+import { hashPassword } from '../../src/accounts/passwords.ts';
 import { createRedisSessionStore } from '../../src/sessions/redis.ts';
 import { createSqlSessionStore, SESSION_ABSOLUTE_MS, SESSION_IDLE_MS, type SessionStore } from '../../src/sessions/sessions.ts';
 import { openStore, type Store } from '../../src/store/database.ts';
@@ -139,6 +140,19 @@ for (const dialect of databases) {
     });
   });
 
+  describe(`no stored session for anonymous visitors (${dialect.dialect})`, { skip: dialect.skip }, () => {
+    it('stores nothing for 300 anonymous page views with forms, and one session at a log-in', async () => {
+      const database = await dialect.create();
+      const service = await startTestService(database);
+      try {
+        await anonymousViewsStoreNothing(service, async () => Number((await service.store.db.selectFrom('sessions').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n));
+      } finally {
+        await service.close();
+        await database.drop();
+      }
+    });
+  });
+
   describe(`web sessions across a restart and across nodes (${dialect.dialect})`, { skip: dialect.skip }, () => {
     let database: TestDatabase;
     before(async () => {
@@ -190,6 +204,27 @@ for (const dialect of databases) {
   });
 }
 
+/**
+ * Anonymous GETs of every page with a form, 100 each, from clients with and without cookies:
+ * `stored()` stays 0; a log-in then stores exactly one session.
+ */
+async function anonymousViewsStoreNothing(service: TestService, stored: () => Promise<number>): Promise<void> {
+  const returning = service.pages();
+  for (const path of ['/login', '/signup', '/password-reset']) {
+    await Promise.all(
+      Array.from({ length: 50 }, async () => {
+        assert.equal((await fetch(`${service.url}${path}`)).status, 200);
+        assert.equal((await returning.get(path)).status, 200);
+      }),
+    );
+  }
+  assert.equal(await stored(), 0, 'no session stored for anonymous visitors');
+  // Their forms still work: the token is tied to the visitor's signed cookie.
+  await createAccount(service.store.db, { email: 'visitor@example.com', passwordHash: await hashPassword(PASSWORD) });
+  assert.equal((await returning.logIn('visitor@example.com', PASSWORD)).status, 303);
+  assert.equal(await stored(), 1, 'one session, made at the log-in');
+}
+
 const redis = (await limitsBackends()).find((backend) => backend.name === 'redis');
 sessionStoreChecks('redis', redis?.skip ?? 'no Redis backend', async () => {
   const env = redis!.env();
@@ -205,6 +240,25 @@ sessionStoreChecks('redis', redis?.skip ?? 'no Redis backend', async () => {
       await redis!.cleanup();
     },
   };
+});
+
+describe('no stored session for anonymous visitors (Redis)', { skip: redis?.skip ?? 'no Redis backend' }, () => {
+  it('writes no session key to Redis for 300 anonymous page views, and one at a log-in', async () => {
+    const database = await redis!.createDatabase();
+    const env = redis!.env();
+    const service = await startTestService(database, { env });
+    const connection = await connectRedis(REDIS_TEST_URL);
+    try {
+      await anonymousViewsStoreNothing(service, async () => (await connection.keys(`${env.REDIS_PREFIX}session:*`)).length);
+      const rows = await service.store.db.selectFrom('sessions').select('id_hash').execute();
+      assert.deepEqual(rows, [], 'nor in the SQL store');
+    } finally {
+      connection.disconnect();
+      await service.close();
+      await redis!.cleanup();
+      await database.drop();
+    }
+  });
 });
 
 describe('web sessions in Redis shared by two nodes', { skip: redis?.skip ?? 'no Redis backend' }, () => {
