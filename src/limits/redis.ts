@@ -51,7 +51,7 @@ for i, key in ipairs(KEYS) do
   local wait = 0
   if n >= max then
     local entry = redis.call('ZRANGE', key, n - max, n - max, 'WITHSCORES')
-    wait = tonumber(entry[2]) + window - now
+    wait = (tonumber(entry[2]) or now) + window - now
   elseif after >= 0 and n >= after and n > 0 then
     local latest = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
     wait = tonumber(latest[2]) + math.min(cap, base * 2 ^ (n - after)) - now
