@@ -141,7 +141,10 @@ describe('pages: CSRF, escaping, sessions, admin', () => {
     }
     assert.equal((await findAccountByEmail(service.store.db, 'plain@example.com'))!.credits, 10);
     await changeAccount(service.store.db, 'test', account!.id, { role: 'admin' });
-    assert.equal((await user.get('/admin')).status, 200);
+    const admin = await user.get('/admin');
+    assert.equal(admin.status, 200);
+    // The latest changes name the account changed, with a link to it.
+    assert.match(admin.html, new RegExp(`<li>[^<]*<a href="/admin/accounts/${account!.id}">plain@example\\.com</a>, account changed, role user → admin \\(by test\\)</li>`));
   });
 
   it('takes the same path for a failed log-in with an unknown and a known email', async () => {
