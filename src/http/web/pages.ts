@@ -27,6 +27,8 @@ export interface PageDeps {
   /** scrypt under its bound on work at once. */
   passwords: PasswordWork;
   throttle: ThrottleSettings;
+  /** Refusals by a limit or a throttle are counted (vectorize_limit_refusals_total). */
+  countRefusal?: (error: unknown) => void;
   publicUrl: string;
   assetVersion: string;
 }
@@ -111,6 +113,7 @@ export function pages(deps: PageDeps) {
       const refusal = pageErrorOf(error);
       if (!refusal) throw error;
       if (!(error instanceof FormExpired)) await onRefused?.(error);
+      deps.countRefusal?.(error);
       request.log.info(refusalLog(refusal.status, error), 'form refused');
       if (refusal.retryAfterSeconds !== undefined) void reply.header('retry-after', String(refusal.retryAfterSeconds));
       return render(

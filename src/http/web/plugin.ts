@@ -79,6 +79,7 @@ export async function webApp(app: FastifyInstance, deps: WebDeps): Promise<void>
     sessionStore: deps.sessionStore,
     passwords: deps.passwords,
     throttle: deps.throttle,
+    ...(deps.countRefusal ? { countRefusal: deps.countRefusal } : {}),
     publicUrl: deps.publicUrl,
     assetVersion: assets.version,
   });

@@ -132,6 +132,9 @@ for (const backend of await limitsBackends()) {
       const page = await sprayer.get('/password-reset');
       const refusal = await sprayer.post('/password-reset', { _csrf: csrfOf(page.html), email: 'user99@example.com' });
       assert.match(errorOf(refusal.html) ?? '', /Too many password-reset requests/);
+      // The operator sees the throttles' refusals by kind.
+      const metrics = await (await fetch(`${service.url}/metrics`)).text();
+      for (const kind of ['mails', 'resets']) assert.match(metrics, new RegExp(`^vectorize_limit_refusals_total\\{kind="${kind}"\\} [1-9]`, 'm'), kind);
     });
   });
 }
