@@ -99,7 +99,7 @@ describe('verification and account settings in Chromium', { skip }, () => {
         await page.getByRole('link', { name: 'Converter' }).click();
         await page.getByLabel('Image').setInputFiles(join(CORPUS, IMAGE));
         await page.getByRole('button', { name: 'Convert' }).click();
-        await page.getByText(/No credits left/).waitFor();
+        await page.getByText(/No credits yet: open the link we mailed you/).waitFor();
 
         // The link again, from the dashboard; the newest one confirms.
         const again = smtp.mails.length;

@@ -9,7 +9,7 @@ import { DomainError } from '../../../errors.ts';
 import type { AdmitUpload } from '../../api/admission.ts';
 import { refuseDeclaredOversize, tooLarge, withUploadPace, type UploadPace } from '../../api/upload.ts';
 import { pageErrorOf } from '../errors.ts';
-import type { Pages } from '../pages.ts';
+import { refusalLog, type Pages } from '../pages.ts';
 
 export interface TryDeps extends ConversionDeps {
   maxUploadBytes: number;
@@ -37,6 +37,8 @@ const PARAM_TEXT: Record<keyof TraceParams, { label: string; hint: string }> = {
 
 const PARAM_NAMES = Object.keys(PARAM_SPECS) as (keyof TraceParams)[];
 const FORM_FIELDS = new Set<string>(['_csrf', ...PARAM_NAMES]);
+const UNCONFIRMED =
+  'No credits yet: open the link we mailed you to confirm your email, and your free credits are added (your dashboard sends the link again).';
 /** The preview of the original is put in the no-script answer only when it is this small. */
 const INLINE_ORIGINAL_MAX_BYTES = 2 * 1024 * 1024;
 
@@ -167,10 +169,12 @@ export function tryRoutes(app: FastifyInstance, pages: Pages, deps: TryDeps): vo
         params: paramRows(form.fields),
       });
     } catch (error) {
-      const refusal = pageErrorOf(error);
-      if (!refusal) throw error;
+      const known = pageErrorOf(error);
+      if (!known) throw error;
+      // No credits yet because the email is not confirmed: say what brings them.
+      const refusal = known.status === 402 && !account.emailVerified ? { ...known, message: UNCONFIRMED } : known;
       deps.countRefusal?.(error);
-      request.log.info({ status: refusal.status, error: refusal.message }, 'conversion refused');
+      request.log.info(refusalLog(refusal.status, error), 'conversion refused');
       if (refusal.retryAfterSeconds !== undefined) void reply.header('retry-after', String(refusal.retryAfterSeconds));
       if (wantsJson) return reply.code(refusal.status).send({ error: refusal.message });
       return tryPage(request, reply, { error: refusal.message, params: paramRows(form.fields), paramsOpen: true }, refusal.status);
