@@ -12,7 +12,9 @@ export function argumentValue(name: string): string | undefined {
 }
 
 export const HELD_OUT_DIR = argumentValue('--dir');
-export const CORPUS_DIR = HELD_OUT_DIR ?? fileURLToPath(new URL('../../shared/corpus/', import.meta.url));
+/** The shared corpus (../shared/corpus), whatever --dir says: wide/ lives there. */
+export const SHARED_CORPUS_DIR = fileURLToPath(new URL('../../shared/corpus/', import.meta.url));
+export const CORPUS_DIR = HELD_OUT_DIR ?? SHARED_CORPUS_DIR;
 
 export interface CorpusImage {
   /** Path relative to the corpus, `category/name`. */
@@ -22,14 +24,16 @@ export interface CorpusImage {
 
 const RASTER_IMAGE = /\.(png|jpe?g|webp)$/i;
 
+/** Folders of the corpus root that are not categories: pairs (upscale/) and the wide set (wide/). */
+const NOT_CATEGORIES = new Set(['upscale', 'wide']);
+
 /**
- * The raster images one folder below the corpus root. upscale/ holds only sub-folders (pairs
- * measured by the resolution-independence section), so none of its files are listed here.
+ * The raster images one folder below the corpus root, upscale/ and wide/ left out (measured apart).
  */
 export function listCorpus(dir = CORPUS_DIR): CorpusImage[] {
   const entries: CorpusImage[] = [];
   for (const category of readdirSync(dir, { withFileTypes: true })) {
-    if (!category.isDirectory()) continue;
+    if (!category.isDirectory() || NOT_CATEGORIES.has(category.name)) continue;
     for (const entry of readdirSync(join(dir, category.name), { withFileTypes: true })) {
       if (entry.isFile() && RASTER_IMAGE.test(entry.name)) entries.push({ file: `${category.name}/${entry.name}`, category: category.name });
     }

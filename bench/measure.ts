@@ -14,12 +14,13 @@ import sharp from 'sharp';
 import { convertImage } from '../src/engine/convert.ts';
 import { DEFAULT_PARAMS, type TraceParams } from '../src/engine/params.ts';
 import type { TraceResult } from '../src/engine/types.ts';
-import { ssim, toGray, type GrayImage } from './ssim.ts';
+import { compareImages, ssimOnBackgrounds, type Comparison, type RgbaImage } from './compare.ts';
 
 const run = promisify(execFile);
 
 export const MAX_INPUT_PIXELS = 100_000_000;
-const CACHE_DIR = fileURLToPath(new URL('./.cache/', import.meta.url));
+/** Baselines' figures and renders; BENCH_CACHE_DIR points another worktree at one already filled. */
+const CACHE_DIR = process.env.BENCH_CACHE_DIR ?? fileURLToPath(new URL('./.cache/', import.meta.url));
 
 /** VTracer's command-line defaults (vtracer cmdapp config.rs, Config::default). */
 export const VTRACER_CLI_DEFAULTS: Config = {
@@ -35,14 +36,6 @@ export const VTRACER_CLI_DEFAULTS: Config = {
   spliceThreshold: 45,
   pathPrecision: 2,
 };
-
-export interface Measurement {
-  timeMs: number;
-  bytes: number;
-  nodes: number;
-  /** The lower of the SSIMs on white and on black. */
-  ssim: number;
-}
 
 export interface TracedSvg {
   svg: string;
@@ -61,6 +54,22 @@ export async function cached<T>(key: string, measure: () => Promise<T>): Promise
   const measurement = await measure();
   writeFileSync(path, JSON.stringify(measurement));
   return measurement;
+}
+
+/** A file kept in bench/.cache under `name`, made once by `make`. */
+export async function cachedFile(name: string, make: () => Promise<Buffer>): Promise<Buffer> {
+  const known = readCachedFile(name);
+  if (known) return known;
+  const made = await make();
+  mkdirSync(CACHE_DIR, { recursive: true });
+  writeFileSync(join(CACHE_DIR, name), made);
+  return made;
+}
+
+/** A file of bench/.cache, or null when it was never made. */
+export function readCachedFile(name: string): Buffer | null {
+  const path = join(CACHE_DIR, name);
+  return existsSync(path) ? readFileSync(path) : null;
 }
 
 /** The service's conversion at the default params (or with `overrides`), in-process. */
@@ -125,10 +134,10 @@ export async function traceWithPotrace(bytes: Buffer): Promise<TracedSvg> {
   return { svg, timeMs };
 }
 
-/** An SVG rendered by resvg at `width` px wide, on `background` (transparent when none). */
-export function renderSvg(svg: string, width: number, background?: string): { pixels: Buffer; width: number; height: number } {
-  const rendered = new Resvg(svg, { fitTo: { mode: 'width', value: width }, background, font: { loadSystemFonts: false } }).render();
-  return { pixels: rendered.pixels, width: rendered.width, height: rendered.height };
+/** An SVG rendered by resvg at `width` px wide, on transparency: premultiplied RGBA. */
+export function renderSvg(svg: string, width: number): RgbaImage {
+  const rendered = new Resvg(svg, { fitTo: { mode: 'width', value: width }, font: { loadSystemFonts: false } }).render();
+  return { data: rendered.pixels, width: rendered.width, height: rendered.height, premultiplied: true };
 }
 
 /** An SVG rendered by resvg at `width` px wide as a PNG with its transparency. */
@@ -136,64 +145,71 @@ export function svgToPng(svg: string, width: number): Buffer {
   return new Resvg(svg, { fitTo: { mode: 'width', value: width }, font: { loadSystemFonts: false } }).render().asPng();
 }
 
+/** RGBA pixels as a PNG. */
+export function rgbaToPng(image: RgbaImage): Promise<Buffer> {
+  return sharp(Buffer.from(image.data), { raw: { width: image.width, height: image.height, channels: 4, premultiplied: image.premultiplied } })
+    .png()
+    .toBuffer();
+}
+
 export type Candidate = { svg: string } | { raster: Buffer };
 
-const BACKGROUNDS = ['#ffffff', '#000000'] as const;
+/** How a reference is resized: Lanczos 3, or nearest neighbour for pixel art shown larger. */
+export type ResizeKernel = 'lanczos3' | 'nearest';
+
+/** Any image sharp reads, resized to exactly `width`×`height` with `kernel`, as straight RGBA. */
+export async function rasterAt(bytes: Buffer, width: number, height: number, kernel: ResizeKernel = 'lanczos3'): Promise<RgbaImage> {
+  const { data, info } = await sharp(bytes, { limitInputPixels: MAX_INPUT_PIXELS })
+    .rotate()
+    .resize(width, height, { fit: 'fill', kernel })
+    .toColourspace('srgb')
+    .ensureAlpha()
+    .raw({ depth: 'uchar' })
+    .toBuffer({ resolveWithObject: true });
+  return { data, width: info.width, height: info.height, premultiplied: false };
+}
 
 /**
- * A reference image (any format sharp reads) compared at a given size: its luma on white and on
- * black is computed once per size, since several candidates are compared with it.
+ * A reference image (any format sharp reads) compared at a given size, its pixels kept per size,
+ * since several candidates are compared with it. `kernel` resizes it (nearest for pixel art
+ * shown larger); candidate rasters are always enlarged with Lanczos 3.
  */
 export class Reference {
-  private readonly grays = new Map<string, GrayImage>();
+  private readonly images = new Map<string, RgbaImage>();
 
   constructor(
     private readonly bytes: Buffer,
     /** The size candidates are drawn at: SVGs are rendered this wide, rasters resized to it. */
     readonly width: number,
     readonly height: number,
+    private readonly kernel: ResizeKernel = 'lanczos3',
   ) {}
 
-  async gray(background: string, width: number, height: number): Promise<GrayImage> {
-    const key = `${background} ${width}x${height}`;
-    const known = this.grays.get(key);
+  async rgba(width: number, height: number): Promise<RgbaImage> {
+    const key = `${width}x${height}`;
+    const known = this.images.get(key);
     if (known) return known;
-    const reference = await sharp(this.bytes, { limitInputPixels: MAX_INPUT_PIXELS })
-      .rotate()
-      .resize(width, height, { fit: 'fill' })
-      .flatten({ background })
-      .toColourspace('srgb')
-      .raw()
-      .toBuffer({ resolveWithObject: true });
-    const gray = toGray(reference.data, reference.info.width, reference.info.height, reference.info.channels);
-    this.grays.set(key, gray);
-    return gray;
+    const image = await rasterAt(this.bytes, width, height, this.kernel);
+    this.images.set(key, image);
+    return image;
   }
 
   /** SSIM of `candidate` against this reference, composited on white and on black; the lower one. */
   async fidelity(candidate: Candidate): Promise<number> {
-    const scores: number[] = [];
-    for (const background of BACKGROUNDS) {
-      const drawn = await drawCandidate(candidate, this.width, this.height, background);
-      // resvg rounds the height of a fitted SVG itself; the reference follows it.
-      scores.push(ssim(await this.gray(background, drawn.width, drawn.height), drawn));
-    }
-    return Math.min(...scores);
+    const drawn = await drawCandidate(candidate, this.width, this.height);
+    // resvg rounds the height of a fitted SVG itself; the reference follows it.
+    return ssimOnBackgrounds(await this.rgba(drawn.width, drawn.height), drawn);
+  }
+
+  /** Every measure of bench/compare.ts: SSIM, the worst region, opaque coverage. */
+  async compare(candidate: Candidate): Promise<Comparison> {
+    const drawn = await drawCandidate(candidate, this.width, this.height);
+    return compareImages(await this.rgba(drawn.width, drawn.height), drawn);
   }
 }
 
-async function drawCandidate(candidate: Candidate, width: number, height: number, background: string): Promise<GrayImage> {
-  if ('svg' in candidate) {
-    const rendered = renderSvg(candidate.svg, width, background);
-    return toGray(rendered.pixels, rendered.width, rendered.height, 4);
-  }
-  const { data, info } = await sharp(candidate.raster, { limitInputPixels: MAX_INPUT_PIXELS })
-    .resize(width, height, { fit: 'fill', kernel: 'lanczos3' })
-    .flatten({ background })
-    .toColourspace('srgb')
-    .raw()
-    .toBuffer({ resolveWithObject: true });
-  return toGray(data, info.width, info.height, info.channels);
+async function drawCandidate(candidate: Candidate, width: number, height: number): Promise<RgbaImage> {
+  return 'svg' in candidate ? renderSvg(candidate.svg, width) : rasterAt(candidate.raster, width, height);
 }
 
 /** The size an image of `width`×`height` is compared at when its long side may be at most `maxSide`. */

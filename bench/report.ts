@@ -6,13 +6,16 @@ import { fileURLToPath } from 'node:url';
 
 export const REPORT_PATH = fileURLToPath(new URL('../docs/benchmarks.md', import.meta.url));
 
-/** Writes (or replaces) the section `name` of the report (or of another document at `path`) with `body`. */
-export function writeReportSection(name: string, body: string, path = REPORT_PATH): void {
+/**
+ * Writes (or replaces) the section `name` of the report (or of another document at `path`, begun
+ * with `initial` when it does not exist yet) with `body`.
+ */
+export function writeReportSection(name: string, body: string, path = REPORT_PATH, initial = '# Benchmarks\n'): void {
   const start = `<!-- ${name}:start -->`;
   const end = `<!-- ${name}:end -->`;
   const block = `${start}\n${body.trim()}\n${end}`;
   mkdirSync(dirname(path), { recursive: true });
-  const text = existsSync(path) ? readFileSync(path, 'utf8') : '# Benchmarks\n';
+  const text = existsSync(path) ? readFileSync(path, 'utf8') : initial;
   const at = text.indexOf(start);
   const until = text.indexOf(end);
   writeFileSync(

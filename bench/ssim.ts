@@ -52,8 +52,19 @@ function blurValid(source: Float64Array, width: number, height: number, kernel: 
   return out;
 }
 
-/** Mean SSIM of two equally sized grey images. Images smaller than the window are compared as one window. */
-export function ssim(a: GrayImage, b: GrayImage): number {
+/** Per-pixel SSIM over the 'valid' region (each side shorter by the window), and its mean. */
+export interface SsimMap {
+  data: Float64Array;
+  width: number;
+  height: number;
+  mean: number;
+}
+
+/**
+ * SSIM of two equally sized grey images, per window position. Images smaller than the window are
+ * compared with a smaller one (down to a single pixel).
+ */
+export function ssimMap(a: GrayImage, b: GrayImage): SsimMap {
   if (a.width !== b.width || a.height !== b.height) throw new Error('ssim: images differ in size');
   const c1 = (0.01 * 255) ** 2;
   const c2 = (0.03 * 255) ** 2;
@@ -75,6 +86,7 @@ export function ssim(a: GrayImage, b: GrayImage): number {
   const sAA = blurValid(aa, a.width, a.height, kernel);
   const sBB = blurValid(bb, a.width, a.height, kernel);
   const sAB = blurValid(ab, a.width, a.height, kernel);
+  const data = new Float64Array(muA.length);
   let total = 0;
   for (let i = 0; i < muA.length; i++) {
     const ma = muA[i] as number;
@@ -82,7 +94,14 @@ export function ssim(a: GrayImage, b: GrayImage): number {
     const varA = (sAA[i] as number) - ma * ma;
     const varB = (sBB[i] as number) - mb * mb;
     const cov = (sAB[i] as number) - ma * mb;
-    total += ((2 * ma * mb + c1) * (2 * cov + c2)) / ((ma * ma + mb * mb + c1) * (varA + varB + c2));
+    const value = ((2 * ma * mb + c1) * (2 * cov + c2)) / ((ma * ma + mb * mb + c1) * (varA + varB + c2));
+    data[i] = value;
+    total += value;
   }
-  return total / muA.length;
+  return { data, width: a.width - 2 * radius, height: a.height - 2 * radius, mean: total / muA.length };
+}
+
+/** Mean SSIM of two equally sized grey images. */
+export function ssim(a: GrayImage, b: GrayImage): number {
+  return ssimMap(a, b).mean;
 }

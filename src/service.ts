@@ -5,7 +5,7 @@ import pino, { type DestinationStream, type Logger, type LoggerOptions } from 'p
 import { refundExpiredReservations } from './accounts/credits.ts';
 import type { Config } from './config.ts';
 import { countConversionsSince, purgeExpiredConversions, retentionStart } from './conversion/records.ts';
-import { createEngine } from './engine/pool.ts';
+import { createEngine } from './engine/runtime/pool.ts';
 import type { Engine } from './engine/types.ts';
 import { buildApp } from './http/app.ts';
 import { createLifecycle, type Lifecycle } from './http/lifecycle.ts';

@@ -18,6 +18,8 @@ export interface ConversionRecord {
   height: number;
   node_count: number;
   processing_time_ms: number;
+  /** The engine's measure (0–1) of how closely the SVG, rendered, matches the image; null for records older than the measure. */
+  fidelity: number | null;
   params: TraceParams;
   resolved: TraceResult['chosen'];
 }
@@ -38,6 +40,7 @@ export async function insertConversion(
       height: input.result.height,
       node_count: input.result.nodeCount,
       processing_time_ms: input.result.processingTimeMs,
+      fidelity: input.result.fidelity,
       params: JSON.stringify(input.params),
       resolved: JSON.stringify(input.result.chosen),
       created_at: now,
@@ -70,6 +73,8 @@ export async function findConversion(
     height: Number(row.height),
     node_count: Number(row.node_count),
     processing_time_ms: Number(row.processing_time_ms),
+    // PostgreSQL's real carries float4 noise: the engine's three decimals are given back.
+    fidelity: row.fidelity === null ? null : Math.round(Number(row.fidelity) * 1000) / 1000,
     params: JSON.parse(row.params) as TraceParams,
     resolved: JSON.parse(row.resolved) as TraceResult['chosen'],
   };

@@ -4,10 +4,10 @@ import type { Logger } from 'pino';
 import type { Account } from '../accounts/accounts.ts';
 import { refundReservation, renewReservation, reserveCredit, settleReservation } from '../accounts/credits.ts';
 import { DomainError } from '../errors.ts';
-import { sniffFormat } from '../engine/decode.ts';
+import { sniffFormat } from '../engine/analyse/decode.ts';
 import type { TraceParams } from '../engine/params.ts';
 import { EngineError, type Engine } from '../engine/types.ts';
-import type { FileFormat } from '../engine/writers/index.ts';
+import type { FileFormat } from '../engine/write/index.ts';
 import type { Limits } from '../limits/limits.ts';
 import type { Store } from '../store/database.ts';
 import { newConversionId } from './ids.ts';
@@ -38,6 +38,8 @@ export interface VectorizeResponse {
   height: number;
   node_count: number;
   processing_time_ms: number;
+  /** The engine's measure (0–1) of how closely the SVG, rendered, matches the image (docs/engine.md). */
+  fidelity: number;
   credits_remaining: number | null;
 }
 
@@ -102,6 +104,7 @@ async function reserveAndConvert(
       height: result.height,
       node_count: result.nodeCount,
       processing_time_ms: result.processingTimeMs,
+      fidelity: result.fidelity,
       credits_remaining: creditsRemaining,
       ...(result.file ? { file: Buffer.from(result.file.buffer, result.file.byteOffset, result.file.byteLength) } : {}),
     };

@@ -1,30 +1,42 @@
-// One conversion, in-process: decode → classify → prepare → trace → write SVG.
-// The worker pool runs this in child processes; tests and the benchmark call it directly.
+// One conversion, in-process: decode → classify → trace → write → check, and trace again another
+// way when the check finds a destroyed result. The worker pool runs this in child processes;
+// tests and the benchmark call it directly.
 
-import { CLASSIFY_PIXELS, classifyImage, measureImage, type ImageKind, type ImageStats } from './classify.ts';
-import { decodeImage, sniffFormat, type DecodedImage } from './decode.ts';
-import { enhanceInput, fitToBudget, fitToPixels, DECODE_PIXELS, prepareWithinBudget, resizeTo, sketchUpscaleFactor, WORKING_PIXELS, type RgbaImage } from './prepare.ts';
+import { CLASSIFY_PIXELS, classifyImage, doubtfulAlternative, hasPixelGrid, measureImage, type ImageKind, type ImageStats } from './analyse/classify.ts';
+import { decodeImage, sniffFormat, type DecodedImage } from './analyse/decode.ts';
+import { enhanceInput, fitToPixels, DECODE_PIXELS, prepareWithinBudget, resizeTo, sketchUpscaleFactor, workingPixelsFor, WORKING_PIXELS, type RgbaImage } from './analyse/prepare.ts';
 import type { TraceParams } from './params.ts';
-import { traceArtwork, type ArtworkTrace } from './artwork.ts';
+import { traceArtwork, type ArtworkTrace } from './trace/artwork.ts';
 import { type Rgb, type TracedShape, type VectorImage, withoutDegenerateSubpaths, withStraightLines } from './geometry.ts';
-import { PathSimplifyMode } from '@neplex/vectorizer';
-import { fitInkOutlines, fitsInkOutlines, joinDiagonalInk, paintLineArt } from './line-art.ts';
-import { parseTracerSvg } from './tracer-output.ts';
-import { writeSvgDocument } from './writers/svg.ts';
-import { writeFile } from './writers/index.ts';
-import { cutOutImage } from './cutouts.ts';
-import { restoreOpacity } from './opacity.ts';
-import { buildTracerConfig, decimalPlaces, resolveCurveMode, runTracer, type ResolvedCurveMode } from './trace.ts';
+import { fitInkOutlines, fitsInkOutlines, joinDiagonalInk, paintLineArt } from './trace/line-art.ts';
+import { parseTracerSvg } from './trace/tracer-output.ts';
+import { writeSvgDocument } from './write/svg.ts';
+import { writeFile } from './write/index.ts';
+import { cutOutImage } from './write/cutouts.ts';
+import { restoreOpacity } from './paint/opacity.ts';
+import { buildTracerConfig, decimalPlaces, resolveCurveMode, runTracer, type ResolvedCurveMode } from './trace/vtracer.ts';
+import { checkSvg, type CheckReference, type CheckReport } from './check/check.ts';
+import { retracePlans, type TracePlan } from './check/retrace.ts';
 import { EngineError, type TraceRequest, type TraceResult } from './types.ts';
 
 export interface ConvertOptions {
   maxInputPixels: number;
   /** Trace as this kind whatever the image's statistics say (tests and benchmarks of one path). */
   kind?: ImageKind;
+  /** Skip tracing again when the check finds a destroyed result (tests of the first trace alone). */
+  noRetrace?: boolean;
 }
 
 /** Control points closer than this (working pixels) to the chord make a cubic a line. */
 const STRAIGHT_TOLERANCE = 0.15;
+/** The self-check compares at most this many pixels: enough for an eye or a letter to count. */
+export const CHECK_PIXELS = 400_000;
+/** A retrace starts only this early in a conversion, and only if it is expected to end by RETRACE_END_MS. */
+const RETRACE_START_BEFORE_MS = 5_000;
+const RETRACE_END_MS = 9_000;
+/** A retrace replaces the first result only when its fidelity is higher by at least this. */
+const RETRACE_MARGIN = 0.005;
+
 
 export function resolveKind(params: TraceParams, stats: ImageStats, decoded: DecodedImage): ImageKind {
   if (params.mode === 'sketch') return 'sketch';
@@ -32,27 +44,132 @@ export function resolveKind(params: TraceParams, stats: ImageStats, decoded: Dec
   return classifyImage(stats, decoded);
 }
 
+/** The image as decoded and measured once, shared by every attempt at tracing it. */
+interface AnalysedImage {
+  bytes: Buffer;
+  first: DecodedImage;
+  firstDecodePixels: number;
+  /** Larger decodes, by their pixel budget, made when a kind is traced larger than the first decode. */
+  larger: Map<number, DecodedImage>;
+  stats: ImageStats;
+  kind: ImageKind;
+  /** A second kind the statistics leave in doubt (mode auto only): both are traced, the check keeps one. */
+  doubt?: ImageKind;
+  maxInputPixels: number;
+}
+
+/** One way of tracing the image, written and checked. */
+interface Attempt {
+  plan: TracePlan;
+  curveMode: ResolvedCurveMode;
+  output: VectorImage;
+  decimals: number;
+  svg: string;
+  nodeCount: number;
+  check: CheckReport;
+  timeMs: number;
+}
+
 export async function convertImage(request: TraceRequest, options: ConvertOptions): Promise<TraceResult> {
   const started = performance.now();
+  const image = await analyse(request, options);
+  const reference = await checkReference(image.first);
+  const attempts: Attempt[] = [];
+  let best = await attempt(image, { kind: image.kind }, request.params, reference);
+  attempts.push(best);
+  let retraceMs = 0;
+  if (image.doubt) {
+    const retraceStarted = performance.now();
+    const other = await attempt(image, { kind: image.doubt, reason: 'doubt' }, request.params, reference);
+    retraceMs += performance.now() - retraceStarted;
+    attempts.push(other);
+    if (other.check.fidelity > best.check.fidelity) best = other;
+  }
+  if (!options.noRetrace && best.check.signatures.length > 0) {
+    for (const plan of retracePlans(best.check.signatures, best.plan, image.stats, request.params, image.first)) {
+      const elapsed = performance.now() - started;
+      if (elapsed > RETRACE_START_BEFORE_MS || elapsed + (attempts[0] as Attempt).timeMs * (plan.costFactor ?? 1) > RETRACE_END_MS) break;
+      const retraceStarted = performance.now();
+      const candidate = await attempt(image, plan, request.params, reference).catch(() => undefined);
+      retraceMs += performance.now() - retraceStarted;
+      if (!candidate) continue;
+      attempts.push(candidate);
+      if (candidate.check.fidelity > best.check.fidelity + RETRACE_MARGIN) best = candidate;
+      if (best.check.signatures.length === 0) break;
+    }
+  }
+  const file = request.format ? await writeFile(request.format, best.output, best.svg, best.decimals) : undefined;
+  return {
+    ...(file ? { file } : {}),
+    svg: best.svg,
+    width: image.first.originalWidth,
+    height: image.first.originalHeight,
+    nodeCount: best.nodeCount,
+    processingTimeMs: Math.round(performance.now() - started),
+    fidelity: best.check.fidelity,
+    chosen: { mode: best.plan.kind, curveMode: best.curveMode },
+    check: {
+      fidelity: best.check.fidelity,
+      signatures: (attempts[0] as Attempt).check.signatures,
+      remaining: best.check.signatures,
+      retraced: attempts.length > 1,
+      retraceMs: Math.round(retraceMs),
+      attempts: attempts.map((a) => ({ kind: a.plan.kind, curveMode: a.curveMode, fidelity: a.check.fidelity, timeMs: Math.round(a.timeMs), reason: a.plan.reason ?? 'first' })),
+    },
+  };
+}
+
+async function analyse(request: TraceRequest, options: ConvertOptions): Promise<AnalysedImage> {
   // JPEGs are mostly photos and decode cheaply at reduced size (shrink-on-load), so they start
   // small; PNG and WebP start at the logo size, since decoding them twice costs more.
   const firstDecodePixels = sniffFormat(request.image) === 'jpeg' ? WORKING_PIXELS.photo : DECODE_PIXELS;
-  let decoded = await decodeImage(request.image, {
-    maxInputPixels: options.maxInputPixels,
-    maxWorkingPixels: firstDecodePixels,
-  });
-  const sample = await fitToPixels(decoded, CLASSIFY_PIXELS);
+  const first = await decodeImage(request.image, { maxInputPixels: options.maxInputPixels, maxWorkingPixels: firstDecodePixels });
+  const sample = await fitToPixels(first, CLASSIFY_PIXELS);
   const stats = measureImage(sample.rgba, sample.width, sample.height);
-  const kind = options.kind ?? resolveKind(request.params, stats, decoded);
-  // A kind traced larger than the first decode (line art, logos from JPEG) is decoded again at its size.
-  const kindPixels = WORKING_PIXELS[kind];
-  if (kindPixels > firstDecodePixels && decoded.width < decoded.originalWidth) {
-    decoded = await decodeImage(request.image, { maxInputPixels: options.maxInputPixels, maxWorkingPixels: kindPixels });
-  }
+  const kind = options.kind ?? resolveKind(request.params, stats, first);
+  const doubt = options.kind || request.params.mode !== 'auto' ? undefined : doubtfulAlternative(kind, stats);
+  return { bytes: request.image, first, firstDecodePixels, larger: new Map(), stats, kind, ...(doubt ? { doubt } : {}), maxInputPixels: options.maxInputPixels };
+}
 
+/** The decoded image at (at most) this many pixels: the first decode, or a larger one made once. */
+async function decodedAt(image: AnalysedImage, pixels: number): Promise<DecodedImage> {
+  const { first } = image;
+  if (pixels <= image.firstDecodePixels || first.width === first.originalWidth) return first;
+  const budget = Math.min(pixels, first.originalWidth * first.originalHeight);
+  let decoded = image.larger.get(budget);
+  if (!decoded) {
+    decoded = await decodeImage(image.bytes, { maxInputPixels: image.maxInputPixels, maxWorkingPixels: budget });
+    image.larger.set(budget, decoded);
+  }
+  return decoded;
+}
+
+/** The source at the size the check compares at (at most CHECK_PIXELS). */
+async function checkReference(decoded: DecodedImage): Promise<CheckReference> {
+  const reduced = await fitToPixels(decoded, CHECK_PIXELS);
+  return { rgba: reduced.rgba, width: reduced.width, height: reduced.height };
+}
+
+async function attempt(image: AnalysedImage, plan: TracePlan, params: TraceParams, reference: CheckReference): Promise<Attempt> {
+  const started = performance.now();
+  const kind = plan.kind;
+  const workingPixels = plan.workingPixels ?? workingPixelsFor(kind, image.first.originalWidth * image.first.originalHeight);
+  const decoded = await decodedAt(image, workingPixels);
   // Large images are traced at the working size of their kind, and the SVG scaled back.
-  const working = await fitToBudget(decoded, kind);
-  const traced = await traceWorking(working, kind, request.params, decoded, stats);
+  const working = await fitToPixels(decoded, workingPixels);
+  const traced = await traceWorking(working, kind, { ...params, ...(plan.curveMode ? { curveMode: plan.curveMode } : {}) }, decoded, image.stats);
+  const written = writeOutput(traced, decoded, kind, params);
+  const check = checkSvg(written.svg, reference, {
+    kind,
+    curveMode: traced.curveMode,
+    tracedScale: traced.width / decoded.originalWidth,
+    pixelGrid: hasPixelGrid(image.stats, image.first),
+  });
+  return { plan, curveMode: traced.curveMode, ...written, check, timeMs: performance.now() - started };
+}
+
+/** The traced picture at the original size, with the output options applied, as SVG. */
+function writeOutput(traced: TracedPicture, decoded: DecodedImage, kind: ImageKind, params: TraceParams): { output: VectorImage; decimals: number; svg: string; nodeCount: number } {
   const image: VectorImage = {
     width: decoded.originalWidth,
     height: decoded.originalHeight,
@@ -65,24 +182,14 @@ export async function convertImage(request: TraceRequest, options: ConvertOption
   // round coarser than a traced pixel, it gets a digit more. Strokes two or three pixels wide
   // otherwise lose up to a pixel of their width (the pencil drawing at full resolution: SSIM 0.824
   // at whole pixels, 0.841 at 0.1 px; Potrace 0.836).
-  let decimals = decimalPlaces(request.params.pathPrecision, Math.max(decoded.originalWidth, decoded.originalHeight));
+  let decimals = decimalPlaces(params.pathPrecision, Math.max(decoded.originalWidth, decoded.originalHeight));
   if (kind === 'sketch' && 10 ** -decimals > 1 / (traced.upscale ?? 1)) decimals += 1;
-  // Output options and the requested file format, all from the same model.
-  const cutouts = request.params.stacking === 'cutouts';
+  // Output options, all from the same model.
+  const cutouts = params.stacking === 'cutouts';
   const written = withoutDegenerateSubpaths(withStraightLines(image, decimals), decimals);
   const output = cutouts ? withoutDegenerateSubpaths(cutOutImage(written, decimals), decimals) : written;
-  const { svg, nodeCount } = writeSvgDocument(output, decimals, { groupBy: request.params.groupBy, disjoint: cutouts });
-  const file = request.format ? await writeFile(request.format, output, svg, decimals) : undefined;
-
-  return {
-    ...(file ? { file } : {}),
-    svg,
-    width: decoded.originalWidth,
-    height: decoded.originalHeight,
-    nodeCount,
-    processingTimeMs: Math.round(performance.now() - started),
-    chosen: { mode: kind, curveMode: traced.curveMode },
-  };
+  const { svg, nodeCount } = writeSvgDocument(output, decimals, { groupBy: params.groupBy, disjoint: cutouts });
+  return { output, decimals, svg, nodeCount };
 }
 
 interface TracedPicture {
@@ -107,16 +214,15 @@ async function traceWorking(working: RgbaImage, kind: ImageKind, params: TracePa
     const artwork = await traceArtworkOrFail(working, params, curveMode);
     if (artwork) return { ...artwork, curveMode };
   }
-  const native = decoded.width === decoded.originalWidth;
+  const native = working.width === decoded.originalWidth;
   const sketchUpscale = kind === 'sketch' && native ? sketchUpscaleFactor(working.width * working.height) : 1;
   const source = params.inputEnhance && kind !== 'logo' ? await enhanceInput(working, kind) : working;
   const prepared = await prepareWithinBudget(source, kind, params.colorPrecision, sketchUpscale, params.inputEnhance);
   const workingScale = prepared.width / decoded.originalWidth;
   const curveMode = resolveCurveMode(params.curveMode, kind, prepared.dense);
-  const config = buildTracerConfig(params, { kind, curveMode, workingScale, dense: prepared.dense });
   // Ink on its own pixel grid: exact pixel outlines from the tracer, fitted here (line-art.ts).
   const ownInkFit = kind === 'sketch' && fitsInkOutlines(curveMode, sketchUpscale);
-  if (ownInkFit) config.mode = PathSimplifyMode.None;
+  const config = buildTracerConfig(params, { kind, curveMode, workingScale, dense: prepared.dense, exactOutlines: ownInkFit });
 
   let tracerSvg: string;
   try {

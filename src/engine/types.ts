@@ -1,5 +1,5 @@
 import type { CurveMode, Mode, TraceParams } from './params.ts';
-import type { FileFormat } from './writers/index.ts';
+import type { FileFormat } from './write/index.ts';
 
 /** What the engine made of one image. */
 export interface TraceResult {
@@ -13,8 +13,23 @@ export interface TraceResult {
   file?: Uint8Array;
   /** Decode + trace + SVG (and file) writing, in milliseconds (integer). */
   processingTimeMs: number;
-  /** What `auto` resolved to for this image. */
+  /** The engine's own measure (0–1) of how closely `svg`, rendered, matches the image (check/fidelity.ts). */
+  fidelity: number;
+  /** What `auto` resolved to for this image (the kind finally kept, after any retrace). */
   chosen: { mode: Exclude<Mode, 'auto'> | 'pixelart' | 'logo'; curveMode: Exclude<CurveMode, 'auto'> };
+  /** What the self-check found and did (for the benchmark and the logs; not part of the API). */
+  check: CheckSummary;
+}
+
+export interface CheckSummary {
+  fidelity: number;
+  /** Signatures of a destroyed result found on the first trace, and on the result kept. */
+  signatures: readonly string[];
+  remaining: readonly string[];
+  retraced: boolean;
+  /** Time spent tracing again, in milliseconds. */
+  retraceMs: number;
+  attempts: readonly { kind: string; curveMode: string; fidelity: number; timeMs: number; reason: string }[];
 }
 
 export interface TraceRequest {

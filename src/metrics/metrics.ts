@@ -2,7 +2,7 @@
 // global one), so tests can run several services in one process without clashing names.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { EngineError, type Engine, type TraceRequest, type TraceResult } from '../engine/types.ts';
-import type { EngineObserver } from '../engine/pool.ts';
+import type { EngineObserver } from '../engine/runtime/pool.ts';
 
 /** Why a request was refused by a limit: `credits` (402) or the kind the limits code names (429). */
 export type LimitKind = 'credits' | 'burst' | 'concurrency' | 'daily_quota' | (string & {});

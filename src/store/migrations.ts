@@ -177,6 +177,12 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await sql`delete from sessions where account_id is null`.execute(db);
       },
     },
+    '0500_engine_fidelity': {
+      async up(db: Kysely<unknown>) {
+        // The engine's own score of each result (0–1); null for conversions recorded before it existed.
+        await db.schema.alterTable('conversions').addColumn('fidelity', 'real').execute();
+      },
+    },
   };
 }
 

@@ -67,6 +67,8 @@ export interface ConversionsTable {
   height: number;
   node_count: number;
   processing_time_ms: number;
+  /** The engine's fidelity score, 0–1; null before it was recorded. */
+  fidelity: number | null;
   params: string;
   resolved: string;
   created_at: number;

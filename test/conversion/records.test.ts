@@ -26,7 +26,16 @@ for (const dialect of await dialects()) {
     it('counts conversions per UTC day over 30 days, zeros included, and lists the latest first', async () => {
       const account = await createAccount(store.db, { email: 'chart@example.com' });
       const other = await createAccount(store.db, { email: 'other@example.com' });
-      const result = { svg: '', width: 1, height: 1, nodeCount: 3, processingTimeMs: 1, chosen: { mode: 'logo', curveMode: 'spline' } } as const;
+      const result = {
+        svg: '',
+        width: 1,
+        height: 1,
+        nodeCount: 3,
+        processingTimeMs: 1,
+        fidelity: 0.9,
+        chosen: { mode: 'logo', curveMode: 'spline' },
+        check: { fidelity: 0.9, signatures: [], remaining: [], retraced: false, retraceMs: 0, attempts: [] },
+      } as const;
       const at = [TODAY + 5, TODAY + DAY - 1, TODAY - DAY, TODAY - 29 * DAY, TODAY - 30 * DAY];
       for (const [i, time] of at.entries()) {
         await insertConversion(store.db, { id: `vec_t${i}_aaaaaa`, accountId: account.id, originalName: `n${i}.png`, fileSize: 10 + i, params: DEFAULT_PARAMS, result }, time);

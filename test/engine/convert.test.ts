@@ -4,7 +4,7 @@ import { Resvg } from '@resvg/resvg-js';
 import sharp from 'sharp';
 import { convertImage } from '../../src/engine/convert.ts';
 import { DEFAULT_PARAMS, type TraceParams } from '../../src/engine/params.ts';
-import { countNodes } from '../../src/engine/writers/svg.ts';
+import { countNodes } from '../../src/engine/write/svg.ts';
 import { EngineError } from '../../src/engine/types.ts';
 import { corpusImage } from './corpus.ts';
 

@@ -1,9 +1,13 @@
 // Images made for the classification and line-art tests: one for each kind of picture a rule is
 // about, drawn here (resvg for anti-aliased shapes and strokes, sharp for JPEG) so that each test
-// shows what it depends on.
+// shows what it depends on. For the segmentation and paint tests: raw pictures drawn by coverage,
+// a predictable palette, and segmentations drawn by hand.
 
 import { Resvg } from '@resvg/resvg-js';
 import sharp from 'sharp';
+import { addPixel, frameOf, MOMENT_STRIDE } from '../../src/engine/segment/moments.ts';
+import type { Segmentation } from '../../src/engine/segment/segment.ts';
+import { premultiply } from '../../src/engine/segment/silhouette.ts';
 
 /** A deterministic pseudo-random sequence in [0, 1) (mulberry32). */
 export function randomSequence(seed: number): () => number {
@@ -215,4 +219,79 @@ export async function letterOnMount(seed: number): Promise<{ image: Buffer; shee
     }
   }
   return { image: await sharp(grey, { raw: { width, height, channels: 1 } }).jpeg({ quality: 80 }).toBuffer(), sheet };
+}
+
+/** A straight RGBA colour, 0–255 per channel. */
+export type RgbaColour = [number, number, number, number];
+
+/**
+ * Raw RGBA (straight colour) of a picture given as the colour at each point, null where there is
+ * nothing: each pixel averages `samples` × `samples` points, so edges are anti-aliased by their
+ * exact coverage, as a renderer draws them.
+ */
+export function drawnRgba(width: number, height: number, paint: (x: number, y: number) => RgbaColour | null, samples = 8): Buffer {
+  const rgba = Buffer.alloc(width * height * 4);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const sum = [0, 0, 0, 0];
+      for (let sy = 0; sy < samples; sy++) {
+        for (let sx = 0; sx < samples; sx++) {
+          const colour = paint(x + (sx + 0.5) / samples, y + (sy + 0.5) / samples);
+          if (!colour) continue;
+          const a = colour[3] / 255;
+          for (let c = 0; c < 3; c++) sum[c] = (sum[c] as number) + (colour[c] as number) * a;
+          sum[3] = (sum[3] as number) + a;
+        }
+      }
+      const i = (y * width + x) * 4;
+      const covered = sum[3] as number;
+      if (covered > 0) for (let c = 0; c < 3; c++) rgba[i + c] = Math.round((sum[c] as number) / covered);
+      rgba[i + 3] = Math.round((covered / (samples * samples)) * 255);
+    }
+  }
+  return rgba;
+}
+
+/**
+ * The first partition a palette gives, made predictable: each channel, alpha included, rounded to
+ * a multiple of `step` (a palette keeps partly transparent colours as colours of their own).
+ */
+export function posterised(rgba: Buffer, step: number): Buffer {
+  const out = Buffer.alloc(rgba.length);
+  for (let i = 0; i < rgba.length; i += 4) {
+    const alpha = Math.min(255, Math.round((rgba[i + 3] as number) / step) * step);
+    if (alpha === 0) continue;
+    for (let c = 0; c < 3; c++) out[i + c] = Math.min(255, Math.round((rgba[i + c] as number) / step) * step);
+    out[i + 3] = alpha;
+  }
+  return out;
+}
+
+/**
+ * A segmentation drawn by hand: each pixel's region (-1 for transparency) and straight colour,
+ * with the moment sums the segmentation would keep, for the stages that read one (paints, the
+ * finer grid) without going through segmentArtwork.
+ */
+export function segmentationOf(width: number, height: number, paint: (x: number, y: number) => [number, RgbaColour]): Segmentation {
+  const labels = new Int32Array(width * height);
+  const rgba = Buffer.alloc(width * height * 4);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const [label, colour] = paint(x, y);
+      labels[y * width + x] = label;
+      rgba.set(colour.map((value) => Math.max(0, Math.min(255, Math.round(value)))), (y * width + x) * 4);
+    }
+  }
+  const count = Math.max(-1, ...labels) + 1;
+  const premultiplied = premultiply(rgba);
+  const frame = frameOf(width, height);
+  const sums = new Float64Array(count * MOMENT_STRIDE);
+  for (let i = 0; i < labels.length; i++) {
+    const label = labels[i] as number;
+    if (label < 0) continue;
+    const p = i * 4;
+    const [r, g, b, a] = [0, 1, 2, 3].map((c) => premultiplied[p + c] as number) as [number, number, number, number];
+    addPixel(sums, label * MOMENT_STRIDE, frame, i % width, Math.floor(i / width), r, g, b, a);
+  }
+  return { width, height, labels, count, sums, frame, premultiplied };
 }

@@ -53,6 +53,8 @@ describe('output formats', () => {
     assert.match(response.headers.get('x-conversion-id') ?? '', ID);
     assert.match(response.headers.get('x-node-count') ?? '', /^\d+$/);
     assert.match(response.headers.get('x-processing-time-ms') ?? '', /^\d+$/);
+    const fidelity = Number(response.headers.get('x-fidelity'));
+    assert.ok(fidelity > 0 && fidelity <= 1, `X-Fidelity ${response.headers.get('x-fidelity')}`);
     // Unmetered: the header is there, empty.
     assert.equal(response.headers.get('x-credits-remaining'), '');
     return response;

@@ -65,7 +65,7 @@ describe('OpenAPI document and API reference', () => {
     const ok = (vectorize.responses['200'] as { content: Record<string, { schema: { properties: Record<string, unknown> } }> }).content[
       'application/json'
     ]!.schema;
-    assert.deepEqual(Object.keys(ok.properties), ['id', 'svg', 'width', 'height', 'node_count', 'processing_time_ms', 'credits_remaining']);
+    assert.deepEqual(Object.keys(ok.properties), ['id', 'svg', 'width', 'height', 'node_count', 'processing_time_ms', 'fidelity', 'credits_remaining']);
     const fileResponse = vectorize.responses['200'] as { content: Record<string, unknown>; headers: Record<string, unknown> };
     assert.deepEqual(Object.keys(fileResponse.content), [
       'application/json',
@@ -76,7 +76,7 @@ describe('OpenAPI document and API reference', () => {
       'application/dxf',
       'image/png',
     ]);
-    for (const header of ['x-conversion-id', 'x-node-count', 'x-processing-time-ms', 'x-credits-remaining']) assert.ok(fileResponse.headers[header], header);
+    for (const header of ['x-conversion-id', 'x-node-count', 'x-processing-time-ms', 'x-fidelity', 'x-credits-remaining']) assert.ok(fileResponse.headers[header], header);
     const payment = vectorize.responses['402'] as { content: Record<string, { schema: { properties: Record<string, unknown> } }> };
     assert.ok(payment.content['application/json']!.schema.properties.credits_remaining);
     const upload = (vectorize.requestBody as { content: Record<string, { schema: { properties: Record<string, { contentSchema?: { properties: object } }> } }> })

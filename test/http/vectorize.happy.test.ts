@@ -38,7 +38,7 @@ for (const dialect of await dialects()) {
         const res = await postVectorize(service.url, proKey, { image: bytes, filename: image.file.split('/')[1] });
         assert.equal(res.status, 200, JSON.stringify(res.body));
         const body = res.body;
-        assert.deepEqual(Object.keys(body).sort(), ['credits_remaining', 'height', 'id', 'node_count', 'processing_time_ms', 'svg', 'width']);
+        assert.deepEqual(Object.keys(body).sort(), ['credits_remaining', 'fidelity', 'height', 'id', 'node_count', 'processing_time_ms', 'svg', 'width']);
         assert.match(String(body.id), ID);
         assert.equal(body.width, image.width);
         assert.equal(body.height, image.height);
@@ -51,6 +51,11 @@ for (const dialect of await dialects()) {
         assert.equal(body.node_count, countAnchors(svg));
         assert.ok(Number.isInteger(body.processing_time_ms) && (body.processing_time_ms as number) >= 0);
         assert.equal(body.credits_remaining, null);
+        // The engine's own score: a number 0–1 with three decimals, high for these faithful traces.
+        const fidelity = body.fidelity as number;
+        assert.equal(typeof fidelity, 'number');
+        assert.ok(fidelity > 0.8 && fidelity <= 1, `fidelity ${fidelity}`);
+        assert.equal(Math.round(fidelity * 1000) / 1000, fidelity);
 
         const meta = await getResult(service.url, proKey, String(body.id));
         assert.equal(meta.status, 200);
@@ -61,6 +66,7 @@ for (const dialect of await dialects()) {
         assert.match(String(meta.body.note), /only.*vectorize/i);
         assert.equal(meta.body.width, image.width);
         assert.equal(meta.body.node_count, body.node_count);
+        assert.equal(meta.body.fidelity, body.fidelity);
         assert.equal(meta.body.svg, undefined);
         assert.equal((meta.body.params as Record<string, unknown>).colorPrecision, 6);
       });

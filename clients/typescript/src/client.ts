@@ -36,6 +36,8 @@ export interface VectorizeFile {
   id: string;
   nodeCount: number;
   processingTimeMs: number;
+  /** The engine's fidelity score of the result, 0–1 (X-Fidelity). */
+  fidelity: number;
   /** null on unmetered plans. */
   creditsRemaining: number | null;
 }
@@ -78,8 +80,9 @@ export interface VectorizeClient {
   result(id: string): Promise<ConversionResult>;
 }
 
-function integerHeader(headers: Headers, name: string): number {
-  const value = Number(headers.get(name));
+function numberHeader(headers: Headers, name: string): number {
+  const raw = headers.get(name);
+  const value = raw === null || raw === '' ? NaN : Number(raw);
   return Number.isFinite(value) ? value : NaN;
 }
 
@@ -160,8 +163,9 @@ export function createClient(options: ClientOptions = {}): VectorizeClient {
       contentType: response.headers.get('content-type') ?? accept,
       bytes: new Uint8Array(await response.arrayBuffer()),
       id: response.headers.get('x-conversion-id') ?? '',
-      nodeCount: integerHeader(response.headers, 'x-node-count'),
-      processingTimeMs: integerHeader(response.headers, 'x-processing-time-ms'),
+      nodeCount: numberHeader(response.headers, 'x-node-count'),
+      processingTimeMs: numberHeader(response.headers, 'x-processing-time-ms'),
+      fidelity: numberHeader(response.headers, 'x-fidelity'),
       creditsRemaining: credits === null || credits === '' ? null : Number(credits),
     };
     return file as F extends FileFormat ? VectorizeFile : VectorizeJson;

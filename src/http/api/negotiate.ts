@@ -1,6 +1,6 @@
 // Content negotiation for POST /api/v1/vectorize: the Accept header → the JSON response or a
 // file format. A pure function; the route refuses with 406 before anything else is done.
-import type { FileFormat } from '../../engine/writers/index.ts';
+import type { FileFormat } from '../../engine/write/index.ts';
 
 export type Negotiated = { kind: 'json' } | { kind: 'file'; format: FileFormat; mediaType: string };
 

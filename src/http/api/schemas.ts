@@ -63,7 +63,7 @@ export const traceParamsSchema = {
 
 const vectorizeJson = {
   type: 'object',
-  required: ['id', 'svg', 'width', 'height', 'node_count', 'processing_time_ms', 'credits_remaining'],
+  required: ['id', 'svg', 'width', 'height', 'node_count', 'processing_time_ms', 'fidelity', 'credits_remaining'],
   properties: {
     id: { type: 'string', pattern: '^vec_[a-z0-9]+_[a-z0-9]{6}$', examples: ['vec_mhx2k1a0_4f9q2z'] },
     svg: { type: 'string', description: 'Complete SVG 1.1 document with viewBox="0 0 W H"' },
@@ -71,6 +71,13 @@ const vectorizeJson = {
     height: { type: 'integer', description: 'Original height in pixels, after EXIF orientation' },
     node_count: { type: 'integer', description: 'Anchor points over all paths of the SVG' },
     processing_time_ms: { type: 'integer', description: 'Decode, trace and SVG writing time' },
+    fidelity: {
+      type: 'number',
+      minimum: 0,
+      maximum: 1,
+      description:
+        'The engine’s own measure of how closely the SVG, rendered, matches the image: 1 is identical. Structure (SSIM of lightness) and colour (Oklab difference), tile by tile, the worst tiles weighing extra; see docs/engine.md',
+    },
     credits_remaining: {
       type: ['integer', 'null'],
       description: 'Balance after this conversion on metered plans; null on unmetered plans',
@@ -117,6 +124,7 @@ export const vectorizeSchema = {
         'x-conversion-id': { type: 'string', description: 'File responses: the conversion id (`id` of the JSON response)' },
         'x-node-count': { type: 'integer', description: 'File responses: anchor points over all paths of the SVG written from the same geometry' },
         'x-processing-time-ms': { type: 'integer', description: 'File responses: decode, trace and writing time' },
+        'x-fidelity': { type: 'number', description: 'File responses: the engine’s fidelity score of the result, 0–1 (`fidelity` of the JSON response)' },
         'x-credits-remaining': {
           type: 'string',
           description: 'File responses: the balance after this conversion on metered plans; empty on unmetered plans',
@@ -174,6 +182,7 @@ export const resultSchema = {
         'height',
         'node_count',
         'processing_time_ms',
+        'fidelity',
         'params',
         'resolved',
       ],
@@ -187,6 +196,7 @@ export const resultSchema = {
         height: { type: 'integer' },
         node_count: { type: 'integer' },
         processing_time_ms: { type: 'integer' },
+        fidelity: { type: ['number', 'null'], minimum: 0, maximum: 1, description: 'As in the vectorize response; null for conversions recorded before it was measured' },
         params: { ...traceParamsSchema, description: 'The effective parameters (defaults filled in)' },
         resolved: {
           type: 'object',

@@ -46,6 +46,7 @@ export function vectorizeRoutes(app: FastifyInstance, deps: VectorizeRouteDeps):
           'x-conversion-id': conversion.id,
           'x-node-count': String(conversion.node_count),
           'x-processing-time-ms': String(conversion.processing_time_ms),
+          'x-fidelity': String(conversion.fidelity),
           'x-credits-remaining': conversion.credits_remaining === null ? '' : String(conversion.credits_remaining),
         })
         .send(file);

@@ -194,6 +194,8 @@ export interface paths {
                         "x-node-count"?: number;
                         /** @description File responses: decode, trace and writing time */
                         "x-processing-time-ms"?: number;
+                        /** @description File responses: the engine’s fidelity score of the result, 0–1 (`fidelity` of the JSON response) */
+                        "x-fidelity"?: number;
                         /** @description File responses: the balance after this conversion on metered plans; empty on unmetered plans */
                         "x-credits-remaining"?: string;
                         [name: string]: unknown;
@@ -212,6 +214,8 @@ export interface paths {
                             node_count: number;
                             /** @description Decode, trace and SVG writing time */
                             processing_time_ms: number;
+                            /** @description The engine’s own measure of how closely the SVG, rendered, matches the image: 1 is identical. Structure (SSIM of lightness) and colour (Oklab difference), tile by tile, the worst tiles weighing extra; see docs/engine.md */
+                            fidelity: number;
                             /** @description Balance after this conversion on metered plans; null on unmetered plans */
                             credits_remaining: number | null;
                         };
@@ -467,6 +471,8 @@ export interface paths {
                             height: number;
                             node_count: number;
                             processing_time_ms: number;
+                            /** @description As in the vectorize response; null for conversions recorded before it was measured */
+                            fidelity: number | null;
                             /** @description The effective parameters (defaults filled in) */
                             params: {
                                 /**

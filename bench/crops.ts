@@ -1,0 +1,151 @@
+// Large images at 100 %: crops of the original at full resolution against the same crops of an
+// SVG drawn at the original size. The baseline is what a user of raw VTracer would do with a large
+// photo: shrink it to 1.5 MP, trace that, and show the SVG at the original size.
+import { vectorizeRaw } from '@neplex/vectorizer';
+import sharp from 'sharp';
+import { compareImages, type Comparison, type RgbaImage } from './compare.ts';
+import { MAX_INPUT_PIXELS, renderSvg, VTRACER_CLI_DEFAULTS } from './measure.ts';
+
+/** Images of at least this many pixels are also compared at 100 %. */
+export const LARGE_PIXELS = 8_000_000;
+/** Side of each crop, in original pixels. */
+export const CROP_SIDE = 512;
+/** VTracer's baseline traces the image shrunk to this many pixels. */
+export const SHRUNK_PIXELS = 1_500_000;
+/** Tiles are ranked by detail on the image shrunk by this factor. */
+const RANKING_SHRINK = 8;
+/** A tile whose luma varies less than this (standard deviation, 0–255) is flat, not smooth. */
+const FLAT_STD = 4;
+
+export type CropName = 'centre' | 'detail' | 'smooth';
+
+export interface Crop {
+  name: CropName;
+  left: number;
+  top: number;
+  width: number;
+  height: number;
+}
+
+export const CROP_METHOD = [
+  `Images of ${LARGE_PIXELS / 1e6} MP or more are also compared at 100 %, in up to three ${CROP_SIDE}×${CROP_SIDE} crops of the original at`,
+  'full resolution: the centre; the most detailed tile and the smoothest tile that is not flat, of a grid of',
+  `${CROP_SIDE} px tiles ranked on the image shrunk ${RANKING_SHRINK}× by their mean luma gradient (flat: luma standard deviation`,
+  `under ${FLAT_STD}; the smooth tile is where banding shows). Each SVG is drawn at the original size with resvg, only`,
+  'the crop rendered (its viewBox narrowed to the crop). The baseline is raw VTracer on the image shrunk',
+  `to ${SHRUNK_PIXELS / 1e6} MP (Lanczos 3), its SVG drawn at the original size.`,
+];
+
+/** The crops of an image of `width`×`height`: centre, most detailed tile, smoothest tile that is not flat. */
+export async function chooseCrops(bytes: Buffer, width: number, height: number): Promise<Crop[]> {
+  const side = Math.min(CROP_SIDE, width, height);
+  const crops: Crop[] = [{ name: 'centre', left: Math.floor((width - side) / 2), top: Math.floor((height - side) / 2), width: side, height: side }];
+  const smallWidth = Math.max(1, Math.round(width / RANKING_SHRINK));
+  const smallHeight = Math.max(1, Math.round(height / RANKING_SHRINK));
+  const { data } = await sharp(bytes, { limitInputPixels: MAX_INPUT_PIXELS })
+    .rotate()
+    .resize(smallWidth, smallHeight, { fit: 'fill' })
+    .flatten({ background: '#ffffff' })
+    .greyscale()
+    .raw({ depth: 'uchar' })
+    .toBuffer({ resolveWithObject: true });
+  const tile = Math.floor(side / RANKING_SHRINK);
+  const tiles: { left: number; top: number; gradient: number; std: number }[] = [];
+  for (let ty = 0; (ty + 1) * side <= height; ty++) {
+    for (let tx = 0; (tx + 1) * side <= width; tx++) {
+      let gradient = 0;
+      let sum = 0;
+      let squares = 0;
+      let count = 0;
+      const y0 = Math.floor((ty * side) / RANKING_SHRINK);
+      const x0 = Math.floor((tx * side) / RANKING_SHRINK);
+      for (let y = y0; y < Math.min(y0 + tile, smallHeight - 1); y++) {
+        for (let x = x0; x < Math.min(x0 + tile, smallWidth - 1); x++) {
+          const value = data[y * smallWidth + x] as number;
+          gradient += Math.abs(value - (data[y * smallWidth + x + 1] as number)) + Math.abs(value - (data[(y + 1) * smallWidth + x] as number));
+          sum += value;
+          squares += value * value;
+          count++;
+        }
+      }
+      if (count === 0) continue;
+      const mean = sum / count;
+      tiles.push({ left: tx * side, top: ty * side, gradient: gradient / count, std: Math.sqrt(Math.max(0, squares / count - mean * mean)) });
+    }
+  }
+  const overlapsChosen = (t: { left: number; top: number }): boolean =>
+    crops.some((crop) => Math.abs(crop.left - t.left) < side && Math.abs(crop.top - t.top) < side);
+  const detailed = [...tiles].sort((a, b) => b.gradient - a.gradient).find((t) => !overlapsChosen(t));
+  if (detailed) crops.push({ name: 'detail', left: detailed.left, top: detailed.top, width: side, height: side });
+  const smooth = [...tiles].filter((t) => t.std >= FLAT_STD).sort((a, b) => a.gradient - b.gradient).find((t) => !overlapsChosen(t));
+  if (smooth) crops.push({ name: 'smooth', left: smooth.left, top: smooth.top, width: side, height: side });
+  return crops;
+}
+
+const ROOT = /<svg\b[^>]*>/;
+
+function numberAttribute(tag: string, name: string): number | undefined {
+  const value = new RegExp(`\\s${name}\\s*=\\s*["']\\s*([\\d.]+)`).exec(tag)?.[1];
+  return value === undefined ? undefined : Number(value);
+}
+
+/**
+ * The SVG with its root narrowed to `crop` of the image it draws at `width`×`height`: the viewBox
+ * covers the crop's part of the user space, the size is the crop's, so resvg renders only it.
+ */
+export function croppedSvg(svg: string, width: number, height: number, crop: Crop): string {
+  const root = ROOT.exec(svg)?.[0];
+  if (!root) throw new Error('croppedSvg: no <svg> element');
+  const viewBox = /\sviewBox\s*=\s*["']([^"']+)["']/.exec(root)?.[1]?.trim().split(/[\s,]+/).map(Number);
+  const [vx = 0, vy = 0, vw = numberAttribute(root, 'width') ?? width, vh = numberAttribute(root, 'height') ?? height] = viewBox ?? [];
+  const sx = vw / width;
+  const sy = vh / height;
+  const narrowed = root
+    .replace(/\s(width|height|viewBox|preserveAspectRatio)\s*=\s*["'][^"']*["']/g, '')
+    .replace(
+      /^<svg\b/,
+      `<svg width="${crop.width}" height="${crop.height}" viewBox="${vx + crop.left * sx} ${vy + crop.top * sy} ${crop.width * sx} ${crop.height * sy}" preserveAspectRatio="none"`,
+    );
+  return svg.replace(root, narrowed);
+}
+
+/** The crop of the original at full resolution, straight RGBA. */
+export async function originalCrop(bytes: Buffer, crop: Crop): Promise<RgbaImage> {
+  const { data, info } = await sharp(bytes, { limitInputPixels: MAX_INPUT_PIXELS })
+    .rotate()
+    .extract({ left: crop.left, top: crop.top, width: crop.width, height: crop.height })
+    .toColourspace('srgb')
+    .ensureAlpha()
+    .raw({ depth: 'uchar' })
+    .toBuffer({ resolveWithObject: true });
+  return { data, width: info.width, height: info.height, premultiplied: false };
+}
+
+/** An SVG of an image of `width`×`height` rendered at 100 % in `crop`. */
+export function svgCrop(svg: string, width: number, height: number, crop: Crop): RgbaImage {
+  const image = renderSvg(croppedSvg(svg, width, height, crop), crop.width);
+  if (image.height === crop.height) return image;
+  throw new Error(`svgCrop: rendered ${image.width}×${image.height} for a ${crop.width}×${crop.height} crop`);
+}
+
+/** Compares every crop of `svg` with the original's. */
+export async function compareCrops(bytes: Buffer, svg: string, width: number, height: number, crops: Crop[]): Promise<Comparison[]> {
+  const comparisons: Comparison[] = [];
+  for (const crop of crops) comparisons.push(compareImages(await originalCrop(bytes, crop), svgCrop(svg, width, height, crop)));
+  return comparisons;
+}
+
+/** Raw VTracer on the image shrunk to SHRUNK_PIXELS, at its command-line defaults. */
+export async function traceShrunkWithVtracer(bytes: Buffer, width: number, height: number): Promise<{ svg: string; timeMs: number }> {
+  const started = performance.now();
+  const scale = Math.min(1, Math.sqrt(SHRUNK_PIXELS / (width * height)));
+  const { data, info } = await sharp(bytes, { limitInputPixels: MAX_INPUT_PIXELS })
+    .rotate()
+    .resize(Math.round(width * scale), Math.round(height * scale), { fit: 'fill', kernel: 'lanczos3' })
+    .toColourspace('srgb')
+    .ensureAlpha()
+    .raw({ depth: 'uchar' })
+    .toBuffer({ resolveWithObject: true });
+  const svg = await vectorizeRaw(data, { width: info.width, height: info.height }, VTRACER_CLI_DEFAULTS);
+  return { svg, timeMs: performance.now() - started };
+}

@@ -1,0 +1,515 @@
+// Decides what kind of picture an image is, for `mode: auto` and `curveMode: auto`.
+// Cheap statistics over the image at most CLASSIFY_PIXELS; each rule and its thresholds, with
+// the measurements behind them, are in docs/parameters.md ("How auto decides").
+
+import { luma, measureInk, type InkStats } from './ink.ts';
+import { pixelWords } from './palette.ts';
+
+export { luma };
+
+export type ImageKind = 'sketch' | 'logo' | 'photo' | 'pixelart';
+
+export interface ImageStats {
+  pixels: number;
+  /** Share of pixels with alpha below 128 (traced as transparent). */
+  transparentShare: number;
+  /** Share of pixels with 0 < alpha < 255. */
+  partialAlphaShare: number;
+  /** Distinct RGB colours among the opaque pixels (exact, capped at 65,536). */
+  distinctColours: number;
+  /** Share of horizontally adjacent opaque pixel pairs that are exactly equal. */
+  equalNeighbourShare: number;
+  /** Of the unequal adjacent pairs, the share that differ only slightly (anti-aliasing, gradients, noise). */
+  softEdgeShare: number;
+  /**
+   * Of the runs of three opaque pixels along a row or column whose ends differ clearly (RAMP_STEP),
+   * the share whose middle pixel lies strictly between its neighbours in every channel: the blend
+   * that anti-aliasing and gradients put between two colours, which hand-placed pixels lack.
+   */
+  rampShare: number;
+  /**
+   * Of the adjacent pixel pairs whose alpha differs, the share that step straight from 0 to 255;
+   * 1 when no alpha differs. Pixel art has binary alpha; anti-aliased shapes have soft edges.
+   */
+  hardAlphaShare: number;
+  /**
+   * Share of horizontally adjacent opaque pairs that differ by at most NEAR_FLAT_DIFFERENCE (sum
+   * over channels), leaving out pairs in clipped shadows or highlights: flat colour as it survives
+   * JPEG compression, which breaks exact equality. Clipped areas are flat in photographs too.
+   */
+  nearFlatShare: number;
+  /**
+   * Share of opaque pixels farther than OFF_AXIS_DISTANCE (RGB) from the principal axis of the
+   * image's colours: near 0 for monochrome images (grey, sepia or any one tint), large for colour.
+   */
+  offAxisShare: number;
+  /** Mean chroma (max − min channel) of opaque pixels, 0–255. */
+  meanChroma: number;
+  /** Share of opaque pixels that are dark (luma < 128). */
+  darkShare: number;
+  /** Share of opaque pixels that are near the extremes (luma < 64 or > 192). */
+  extremeShare: number;
+  /** How well the image reads as ink on paper; measured for opaque images only (paper is opaque). */
+  ink?: InkStats;
+  /**
+   * Of the colour edges (runs of three opaque pixels whose ends differ clearly), the share whose
+   * middle pixel is a blend of its ends (on the segment between them in every channel) in a colour
+   * the image rarely uses: anti-aliasing, which mixes the two sides in a shade of its own. Pixel
+   * art steps from one palette colour to the next; its shading ramps use colours that recur.
+   * Measured on images of at most MAX_BLEND_COLOURS colours, else 1.
+   */
+  aaBlendShare: number;
+  /** Colour edges seen for aaBlendShare (few edges, little evidence). */
+  colourEdges: number;
+  /** k when the image is pixel art enlarged k times (k × k blocks), measured at its own grid; else 1. */
+  pixelScale: number;
+  /** Blocks of a non-uniform enlargement (kx wide, ky tall), when not square; pixelScale is then the smaller. */
+  blockWidth: number;
+  blockHeight: number;
+}
+
+/** Colour difference (sum over channels) from which a run of three pixels counts for rampShare. */
+const RAMP_STEP = 24;
+/** The middle of a ramp lies at least this share of the step away from either end. */
+const RAMP_MARGIN = 0.15;
+/** Neighbours this close (sum of channel differences) count as flat for nearFlatShare. */
+const NEAR_FLAT_DIFFERENCE = 6;
+/** Luma below or above these bounds is clipped (shadows, highlights). */
+const CLIPPED_BELOW = 24;
+const CLIPPED_ABOVE = 232;
+const OFF_AXIS_DISTANCE = 24;
+/** Above this offAxisShare an image is too colourful to be ink on paper (whose rule allows 0.1 off the ink–paper line). */
+const INK_MAX_OFF_AXIS_SHARE = 0.25;
+/** Images with less transparency than this are opaque: paper, which is painted as a background. */
+export const OPAQUE_BELOW = 0.01;
+
+/**
+ * The statistics of an image. Pixel art enlarged by an integer factor (every source pixel a
+ * k × k block) is measured at its own grid, where its statistics are those of pixel art.
+ */
+export function measureImage(rgba: Buffer, width: number, height: number): ImageStats {
+  const blocks = blockSize(rgba, width, height);
+  if (blocks.width === 1 && blocks.height === 1) return { ...measurePixels(rgba, width, height), pixelScale: 1, blockWidth: 1, blockHeight: 1 };
+  const columns = Math.ceil(width / blocks.width);
+  const rows = Math.ceil(height / blocks.height);
+  const native = Buffer.alloc(columns * rows * 4);
+  for (let y = 0; y < rows; y++) {
+    for (let x = 0; x < columns; x++) {
+      const at = (y * blocks.height * width + x * blocks.width) * 4;
+      rgba.copy(native, (y * columns + x) * 4, at, at + 4);
+    }
+  }
+  return { ...measurePixels(native, columns, rows), pixelScale: Math.min(blocks.width, blocks.height), blockWidth: blocks.width, blockHeight: blocks.height };
+}
+
+/** Block sides blockSize tries, largest first: pixel art is shared enlarged 2×, 3×, 4×, sometimes 8×, and now and then unevenly (5 × 6). */
+const BLOCK_SCALES = [8, 6, 5, 4, 3, 2] as const;
+
+/** The largest k for which the image is made of k × k blocks of one RGBA value (nearest-neighbour enlargement), else 1. */
+export function blockScale(rgba: Buffer, width: number, height: number): number {
+  const { width: kx, height: ky } = blockSize(rgba, width, height);
+  return kx === ky ? kx : 1;
+}
+
+/**
+ * The blocks of one RGBA value (kx wide, ky tall) an image is made of, when it is a nearest-neighbour
+ * enlargement by whole factors along each side; 1 × 1 otherwise. Each side is found on its own:
+ * columns repeat in runs of kx, rows in runs of ky.
+ */
+export function blockSize(rgba: Buffer, width: number, height: number): { width: number; height: number } {
+  const words = pixelWords(rgba);
+  const columnsRepeat = (k: number) => {
+    if (width < 2 * k) return false;
+    for (let y = 0; y < height; y++) {
+      const row = y * width;
+      for (let x = 0; x < width; x++) if (x % k !== 0 && words[row + x] !== words[row + x - 1]) return false;
+    }
+    return true;
+  };
+  const rowsRepeat = (k: number) => {
+    if (height < 2 * k) return false;
+    for (let y = 0; y < height; y++) {
+      if (y % k === 0) continue;
+      const row = y * width;
+      for (let x = 0; x < width; x++) if (words[row + x] !== words[row - width + x]) return false;
+    }
+    return true;
+  };
+  const kx = BLOCK_SCALES.find(columnsRepeat) ?? 1;
+  const ky = BLOCK_SCALES.find(rowsRepeat) ?? 1;
+  // One side enlarged alone is a stretched image, not pixel art's grid.
+  return kx === 1 || ky === 1 ? { width: 1, height: 1 } : { width: kx, height: ky };
+}
+
+/** aaBlendShare is measured on images of at most this many distinct colours (pixel art has far fewer). */
+const MAX_BLEND_COLOURS = 2048;
+/** A colour used by less than this share of the opaque pixels is rare (an anti-aliasing shade). */
+const RARE_COLOUR_SHARE = 0.005;
+/** A blend lies within this many levels (per channel) of the segment between its ends. */
+const BLEND_TOLERANCE = 8;
+
+/** The share of colour edges bridged by a blend in a rare colour (ImageStats.aaBlendShare). */
+function antiAliasingBlends(rgba: Buffer, width: number, height: number, opaque: number): { share: number; edges: number } {
+  const counts = new Map<number, number>();
+  for (let i = 0; i < rgba.length; i += 4) {
+    if ((rgba[i + 3] as number) < 255) continue;
+    const key = ((rgba[i] as number) << 16) | ((rgba[i + 1] as number) << 8) | (rgba[i + 2] as number);
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  const rareBelow = Math.max(2, opaque * RARE_COLOUR_SHARE);
+  let edges = 0;
+  let blends = 0;
+  const run = (a: number, m: number, b: number) => {
+    if ((rgba[a + 3] as number) < 255 || (rgba[m + 3] as number) < 255 || (rgba[b + 3] as number) < 255) return;
+    let difference = 0;
+    for (let c = 0; c < 3; c++) difference += Math.abs((rgba[a + c] as number) - (rgba[b + c] as number));
+    if (difference < RAMP_STEP * 2) return;
+    edges++;
+    let largest = 0;
+    let t = 0;
+    for (let c = 0; c < 3; c++) {
+      const d = (rgba[b + c] as number) - (rgba[a + c] as number);
+      if (Math.abs(d) > Math.abs(largest)) {
+        largest = d;
+        t = ((rgba[m + c] as number) - (rgba[a + c] as number)) / d;
+      }
+    }
+    if (t <= 0.06 || t >= 0.94) return;
+    for (let c = 0; c < 3; c++) {
+      const expected = (rgba[a + c] as number) + t * ((rgba[b + c] as number) - (rgba[a + c] as number));
+      if (Math.abs(expected - (rgba[m + c] as number)) > BLEND_TOLERANCE) return;
+    }
+    const key = ((rgba[m] as number) << 16) | ((rgba[m + 1] as number) << 8) | (rgba[m + 2] as number);
+    if ((counts.get(key) ?? 0) < rareBelow) blends++;
+  };
+  for (let y = 0; y < height; y++) {
+    for (let x = 1; x + 1 < width; x++) {
+      const i = (y * width + x) * 4;
+      run(i - 4, i, i + 4);
+    }
+  }
+  for (let y = 1; y + 1 < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const i = (y * width + x) * 4;
+      run(i - width * 4, i, i + width * 4);
+    }
+  }
+  return { share: edges === 0 ? 0 : blends / edges, edges };
+}
+
+function measurePixels(rgba: Buffer, width: number, height: number): Omit<ImageStats, 'pixelScale' | 'blockWidth' | 'blockHeight'> {
+  const pixels = width * height;
+  let transparent = 0;
+  let partial = 0;
+  let opaque = 0;
+  let chroma = 0;
+  let dark = 0;
+  let extreme = 0;
+  let equalPairs = 0;
+  let unequalPairs = 0;
+  let softPairs = 0;
+  let rampRuns = 0;
+  let ramps = 0;
+  let alphaSteps = 0;
+  let hardAlphaSteps = 0;
+  let unclippedPairs = 0;
+  let nearFlatPairs = 0;
+  // Colour sums and products, for the principal axis.
+  let sr = 0;
+  let sg = 0;
+  let sb = 0;
+  let srr = 0;
+  let sgg = 0;
+  let sbb = 0;
+  let srg = 0;
+  let srb = 0;
+  let sgb = 0;
+  const seen = new Uint8Array(1 << 21); // bitset over 24-bit RGB
+  let distinct = 0;
+  const isRamp = (i: number, step: number): boolean => {
+    const j = i + step;
+    const k = i + 2 * step;
+    if ((rgba[j + 3] as number) < 128 || (rgba[k + 3] as number) < 128) return false;
+    let difference = 0;
+    for (let c = 0; c < 3; c++) difference += Math.abs((rgba[i + c] as number) - (rgba[k + c] as number));
+    if (difference < RAMP_STEP) return false;
+    rampRuns++;
+    let fromStart = 0;
+    let fromEnd = 0;
+    for (let c = 0; c < 3; c++) {
+      const start = rgba[i + c] as number;
+      const middle = rgba[j + c] as number;
+      const end = rgba[k + c] as number;
+      if (middle < Math.min(start, end) || middle > Math.max(start, end)) return false;
+      fromStart += Math.abs(middle - start);
+      fromEnd += Math.abs(middle - end);
+    }
+    return fromStart >= RAMP_MARGIN * difference && fromEnd >= RAMP_MARGIN * difference;
+  };
+  const alphaStep = (a: number, b: number): void => {
+    if (a === b) return;
+    alphaSteps++;
+    if ((a === 0 && b === 255) || (a === 255 && b === 0)) hardAlphaSteps++;
+  };
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const i = (y * width + x) * 4;
+      const r = rgba[i] as number;
+      const g = rgba[i + 1] as number;
+      const b = rgba[i + 2] as number;
+      const a = rgba[i + 3] as number;
+      if (a < 128) transparent++;
+      if (a > 0 && a < 255) partial++;
+      if (x + 1 < width) alphaStep(a, rgba[i + 7] as number);
+      if (y + 1 < height) alphaStep(a, rgba[i + width * 4 + 3] as number);
+      if (a < 128) continue;
+      opaque++;
+      sr += r;
+      sg += g;
+      sb += b;
+      srr += r * r;
+      sgg += g * g;
+      sbb += b * b;
+      srg += r * g;
+      srb += r * b;
+      sgb += g * b;
+      chroma += Math.max(r, g, b) - Math.min(r, g, b);
+      const l = luma(r, g, b);
+      if (l < 128) dark++;
+      if (l < 64 || l > 192) extreme++;
+      const key = (r << 16) | (g << 8) | b;
+      const bit = 1 << (key & 7);
+      if (distinct < 65536 && !((seen[key >> 3] as number) & bit)) {
+        seen[key >> 3] = (seen[key >> 3] as number) | bit;
+        distinct++;
+      }
+      if (x + 2 < width && isRamp(i, 4)) ramps++;
+      if (y + 2 < height && isRamp(i, width * 4)) ramps++;
+      if (x + 1 < width && (rgba[i + 7] as number) >= 128) {
+        const dr = Math.abs(r - (rgba[i + 4] as number));
+        const dg = Math.abs(g - (rgba[i + 5] as number));
+        const db = Math.abs(b - (rgba[i + 6] as number));
+        const difference = dr + dg + db;
+        if (difference === 0) equalPairs++;
+        else {
+          unequalPairs++;
+          if (difference < 48) softPairs++;
+        }
+        const nextLuma = luma(rgba[i + 4] as number, rgba[i + 5] as number, rgba[i + 6] as number);
+        const clipped = (l < CLIPPED_BELOW && nextLuma < CLIPPED_BELOW) || (l > CLIPPED_ABOVE && nextLuma > CLIPPED_ABOVE);
+        if (!clipped) {
+          unclippedPairs++;
+          if (difference <= NEAR_FLAT_DIFFERENCE) nearFlatPairs++;
+        }
+      }
+    }
+  }
+  const opaqueOrOne = Math.max(1, opaque);
+  const transparentShare = transparent / pixels;
+  const mean = { r: sr / opaqueOrOne, g: sg / opaqueOrOne, b: sb / opaqueOrOne };
+  const covarianceMatrix = [
+    [srr / opaqueOrOne - mean.r * mean.r, srg / opaqueOrOne - mean.r * mean.g, srb / opaqueOrOne - mean.r * mean.b],
+    [srg / opaqueOrOne - mean.r * mean.g, sgg / opaqueOrOne - mean.g * mean.g, sgb / opaqueOrOne - mean.g * mean.b],
+    [srb / opaqueOrOne - mean.r * mean.b, sgb / opaqueOrOne - mean.g * mean.b, sbb / opaqueOrOne - mean.b * mean.b],
+  ] as const;
+  const farFromAxis = offAxisShare(rgba, mean, principalAxis(covarianceMatrix), opaque);
+  const blends = distinct <= MAX_BLEND_COLOURS ? antiAliasingBlends(rgba, width, height, opaque) : { share: 1, edges: 0 };
+  return {
+    aaBlendShare: blends.share,
+    colourEdges: blends.edges,
+    pixels,
+    transparentShare,
+    partialAlphaShare: partial / pixels,
+    distinctColours: distinct,
+    equalNeighbourShare: equalPairs / Math.max(1, equalPairs + unequalPairs),
+    softEdgeShare: softPairs / Math.max(1, unequalPairs),
+    rampShare: ramps / Math.max(1, rampRuns),
+    hardAlphaShare: alphaSteps === 0 ? 1 : hardAlphaSteps / alphaSteps,
+    nearFlatShare: nearFlatPairs / Math.max(1, unclippedPairs),
+    offAxisShare: farFromAxis,
+    meanChroma: chroma / opaqueOrOne,
+    darkShare: dark / opaqueOrOne,
+    extremeShare: extreme / opaqueOrOne,
+    // Ink and paper colours lie near one line, so an image with many colours off its principal
+    // axis is not ink on paper, and is spared measuring (the ink measures cost the most here).
+    ink: transparentShare < OPAQUE_BELOW && farFromAxis <= INK_MAX_OFF_AXIS_SHARE ? measureInk(rgba, width, height) : undefined,
+  };
+}
+
+type Matrix3 = readonly (readonly [number, number, number])[];
+
+/** The eigenvector of the largest eigenvalue of a covariance matrix (power iteration); grey for a flat image. */
+function principalAxis(covariance: Matrix3): [number, number, number] {
+  let axis: [number, number, number] = [1, 1, 1];
+  for (let step = 0; step < 32; step++) {
+    const next = covariance.map((row) => row[0] * axis[0] + row[1] * axis[1] + row[2] * axis[2]) as [number, number, number];
+    const length = Math.hypot(...next);
+    if (length < 1e-9) return [1 / Math.sqrt(3), 1 / Math.sqrt(3), 1 / Math.sqrt(3)];
+    axis = [next[0] / length, next[1] / length, next[2] / length];
+  }
+  return axis;
+}
+
+function offAxisShare(rgba: Buffer, mean: { r: number; g: number; b: number }, axis: [number, number, number], opaque: number): number {
+  let far = 0;
+  for (let i = 0; i < rgba.length; i += 4) {
+    if ((rgba[i + 3] as number) < 128) continue;
+    const dr = (rgba[i] as number) - mean.r;
+    const dg = (rgba[i + 1] as number) - mean.g;
+    const db = (rgba[i + 2] as number) - mean.b;
+    const along = dr * axis[0] + dg * axis[1] + db * axis[2];
+    const er = dr - along * axis[0];
+    const eg = dg - along * axis[1];
+    const eb = db - along * axis[2];
+    if (er * er + eg * eg + eb * eb > OFF_AXIS_DISTANCE * OFF_AXIS_DISTANCE) far++;
+  }
+  return far / Math.max(1, opaque);
+}
+
+/** Statistics are taken at most at this size, so thresholds do not depend on the source resolution. */
+export const CLASSIFY_PIXELS = 400_000;
+
+export interface ImageFacts {
+  originalWidth: number;
+  originalHeight: number;
+  /** Indexed-colour source. */
+  palette: boolean;
+}
+
+/**
+ * The thresholds of the rules below; docs/parameters.md gives the measurements behind each.
+ */
+export const RULES = {
+  pixelArt: {
+    maxLongSide: 512,
+    maxColours: 1024,
+    maxAaBlendShare: 0.06,
+    /** An indexed source of at most 256 colours (a game's palette) may shade with more of its own colours. */
+    maxIndexedAaBlendShare: 0.2,
+    minColourEdges: 16,
+    maxEqualNeighbourShare: 0.9,
+    minHardAlphaShare: 0.9,
+  },
+  inkOnPaper: { minPaperLuma: 80, minContrast: 40, maxOffLineShare: 0.04, maxContinuousToneShare: 0.0025 },
+  inkWithoutPaper: { maxMeanChroma: 8, minDarkShare: 0.1 },
+  icon: { maxLongSide: 128, thumbnailMaxEqual: 0.4, thumbnailMinRamps: 0.4 },
+  photoDoubt: { minEqualNeighbourShare: 0.25 },
+  flatColour: { minEqualNeighbourShare: 0.6, minNearFlatShare: 0.65, minOffAxisShare: 0.1, maxRampShare: 0.3, minEqualWithFewRamps: 0.35, minEqualInColour: 0.35 },
+} as const;
+
+/**
+ * Pixel art: drawn pixel by pixel. It needs positive evidence: binary alpha, a small palette, no
+ * anti-aliasing (its colour edges step from one palette colour to the next, with no blend in a
+ * shade of its own between them: aaBlendShare), enough colour edges to tell, and a grid of its own
+ * (the pixels themselves, or blocks of a whole enlargement) no larger than a sprite sheet.
+ */
+export function isPixelArt(stats: ImageStats, facts: ImageFacts): boolean {
+  const rule = RULES.pixelArt;
+  const nativeLongSide = Math.max(facts.originalWidth / stats.blockWidth, facts.originalHeight / stats.blockHeight);
+  const indexed = facts.palette && stats.distinctColours <= 256;
+  const grey = isGrey(stats);
+  return (
+    nativeLongSide <= rule.maxLongSide &&
+    stats.distinctColours <= rule.maxColours &&
+    // Grey images are scans (a 1-bit page, a halftone, a photograph), not drawn pixel by pixel.
+    !grey &&
+    stats.colourEdges >= rule.minColourEdges &&
+    stats.aaBlendShare <= (indexed ? rule.maxIndexedAaBlendShare : rule.maxAaBlendShare) &&
+    // Big flat areas are flat artwork (a flag, a logo), which pixel-exact tracing would make jagged.
+    stats.equalNeighbourShare < rule.maxEqualNeighbourShare &&
+    stats.hardAlphaShare >= rule.minHardAlphaShare
+  );
+}
+
+/** No colour to speak of: greyscale, or a tint so faint it reads as grey (a black-and-white photograph's JPEG chroma noise). */
+function isGrey(stats: ImageStats): boolean {
+  return stats.meanChroma < 4 && stats.offAxisShare < 0.01;
+}
+
+/**
+ * Pixel art's own evidence, a margin short of isPixelArt's decision. The self-check traces such an
+ * image again as pixel art when it was traced smooth: a pixel-exact trace always scores best at
+ * the image's own size, so the evidence, not the score, must decide that it is pixel art.
+ */
+export function hasPixelGrid(stats: ImageStats, facts: ImageFacts): boolean {
+  return isPixelArt({ ...stats, aaBlendShare: stats.aaBlendShare / PIXEL_GRID_MARGIN }, facts);
+}
+
+/** hasPixelGrid allows this many times isPixelArt's anti-aliasing. */
+const PIXEL_GRID_MARGIN = 1.5;
+
+/**
+ * Ink on paper (documents, handwriting, drawings, engravings, scans): light paper, a clearly
+ * darker ink, colours on the line between the two whatever the tint, and no continuous tone.
+ */
+export function isInkOnPaper(ink: InkStats): boolean {
+  const rule = RULES.inkOnPaper;
+  return (
+    ink.paperLuma >= rule.minPaperLuma &&
+    ink.contrast >= rule.minContrast &&
+    ink.offLineShare <= rule.maxOffLineShare &&
+    ink.continuousToneShare <= rule.maxContinuousToneShare
+  );
+}
+
+/**
+ * Line art on transparency (no paper): nearly grey, mostly hard changes or near black and white,
+ * and some of it dark: ink. Light artwork on transparency (a white glyph, a light-grey panel) is
+ * artwork, not the paper of a drawing.
+ */
+function isInkWithoutPaper(stats: ImageStats): boolean {
+  const rule = RULES.inkWithoutPaper;
+  return (
+    stats.meanChroma < rule.maxMeanChroma &&
+    stats.darkShare >= rule.minDarkShare &&
+    ((stats.extremeShare > 0.8 && stats.darkShare < 0.5) || stats.softEdgeShare < 0.4)
+  );
+}
+
+/**
+ * A second kind worth tracing when the statistics leave the first in doubt; the self-check then
+ * keeps the better result (convert.ts). A colour image taken for a photograph with nearly as many
+ * exactly equal neighbours as flat artwork has (RULES.flatColour.minEqualInColour) may be artwork
+ * with smooth shading: colour photographs measured have at most 0.2.
+ */
+export function doubtfulAlternative(kind: ImageKind, stats: ImageStats): ImageKind | undefined {
+  if (kind !== 'photo' || isGrey(stats)) return undefined;
+  return stats.equalNeighbourShare > RULES.photoDoubt.minEqualNeighbourShare ? 'logo' : undefined;
+}
+
+/** The kind of picture, from its statistics and what the decoder saw. */
+export function classifyImage(stats: ImageStats, facts: ImageFacts): ImageKind {
+  const longSide = Math.max(facts.originalWidth, facts.originalHeight);
+  if (isPixelArt(stats, facts)) return 'pixelart';
+  // Ink on paper needs the paper: opaque images are measured for it, others keep the earlier test.
+  // Icons are never ink on paper: scans and drawings are larger, and a small glyph on white
+  // traces as artwork just as well.
+  const opaque = stats.transparentShare < OPAQUE_BELOW;
+  const inkLike = opaque ? stats.ink !== undefined && isInkOnPaper(stats.ink) : isInkWithoutPaper(stats);
+  if (inkLike && longSide > RULES.icon.maxLongSide) return 'sketch';
+  // An icon or emoji this small is all anti-aliased edges and fills a few pixels wide, which the
+  // flat-colour test below cannot see. A thumbnail of a photograph (colour or grey) is opaque,
+  // has few equal neighbours and mostly ramps; icons measured are on transparency or flat
+  // (equal neighbours 0.56 and more on an opaque ground).
+  if (longSide <= RULES.icon.maxLongSide) {
+    const thumbnail = opaque && stats.equalNeighbourShare < RULES.icon.thumbnailMaxEqual && stats.rampShare >= RULES.icon.thumbnailMinRamps;
+    return thumbnail ? 'photo' : 'logo';
+  }
+  // Flat colour: large runs of identical pixels, or, in a colour image, of pixels equal up to
+  // JPEG noise. Monochrome photographs are left out of the second test: their smooth tone steps
+  // one or two levels between neighbours in every channel at once, which reads as flat.
+  const flatRule = RULES.flatColour;
+  if (stats.equalNeighbourShare > flatRule.minEqualNeighbourShare) return 'logo';
+  if (stats.nearFlatShare > flatRule.minNearFlatShare && stats.offAxisShare > flatRule.minOffAxisShare) return 'logo';
+  // Colour artwork with smooth shading (a mascot with gradients): many exactly equal neighbours,
+  // which sensor noise and JPEG take from colour photographs (at most 0.2 on every one measured;
+  // grey photographs reach 0.4 in their clipped shadows).
+  if (!isGrey(stats) && stats.equalNeighbourShare > flatRule.minEqualInColour) return 'logo';
+  // Anti-aliased flat artwork (a map, a screenshot): colour changes are mostly steps, where a
+  // photograph's are mostly ramps (at least half of its clear changes on every image measured).
+  if (stats.rampShare < flatRule.maxRampShare && stats.equalNeighbourShare > flatRule.minEqualWithFewRamps) return 'logo';
+  // An indexed-colour source is flat colour even when resampling blurred it (maps, charts); in
+  // grey it may as well be a scanned photograph (a halftone plate): its pixels decide.
+  if (facts.palette && !isGrey(stats)) return 'logo';
+  return 'photo';
+}

@@ -1,0 +1,536 @@
+// Ink on paper. The paper's brightness is estimated locally, so that ink is found under uneven
+// light, on yellowed or stained paper and on a sheet lying on a lighter mount; luma divided by
+// it (flat-field correction) leaves ink dark and paper at 255 everywhere. Used by the classifier
+// (is this ink on paper?) and by the line-art preparation (where is the ink, what colours are
+// ink and paper?).
+
+import type { Rgb } from '../geometry.ts';
+
+/** BT.601 luma, 0–255. */
+export function luma(r: number, g: number, b: number): number {
+  return 0.299 * r + 0.587 * g + 0.114 * b;
+}
+
+/** Opaque pixels are those with alpha ≥ 128, as the tracer sees them; transparent ones count as paper. */
+function isOpaque(rgba: Buffer, p: number): boolean {
+  return (rgba[p * 4 + 3] as number) >= 128;
+}
+
+function lumaAt(rgba: Buffer, p: number): number {
+  const i = p * 4;
+  return 0.299 * (rgba[i] as number) + 0.587 * (rgba[i + 1] as number) + 0.114 * (rgba[i + 2] as number);
+}
+
+/**
+ * The paper is estimated on a grid of this many cells along the long side: each cell takes a
+ * high percentile of its pixels (the paper, not the ink on it, and not the brightest speck).
+ */
+const PAPER_GRID_CELLS = 128;
+const PAPER_PERCENTILE = 0.9;
+/**
+ * Cells covered by ink (a thick stroke, a dense word) are filled from paper up to this many cells
+ * away by a grey-level closing (maximum, then minimum, over a square of 2·radius + 1 cells: about
+ * 1/25 of the long side). The closing keeps a step between two papers (a sheet on a mount) where
+ * it is, which a blur would smear into a band of false ink along the sheet's edge.
+ */
+const PAPER_CLOSING_RADIUS = 2;
+/**
+ * Paper is never darker than this share of the image's main paper level: a darker area wider than
+ * the closing (a black frame, a solid label, a filled silhouette) is ink, not paper in shadow.
+ */
+const PAPER_FLOOR = 0.4;
+
+/** The value below which `share` of a cell's `count` pixels lie, walking down from the top (paper is light). */
+function percentileFromTop(histogram: Uint32Array, count: number, share: number): number {
+  let seen = 0;
+  const wanted = count * (1 - share);
+  for (let value = histogram.length - 1; value > 0; value--) {
+    seen += histogram[value] as number;
+    if (seen > wanted) return value;
+  }
+  return 0;
+}
+
+/**
+ * Maximum (sign 1) or minimum (sign −1) over a (2·radius + 1)² square of a grid, as a row pass
+ * then a column pass. Cells without pixels hold −∞ for the maximum and +∞ for the minimum.
+ */
+function squareFilter(grid: Float32Array, columns: number, rows: number, radius: number, sign: 1 | -1): Float32Array {
+  const rowPass = new Float32Array(grid.length);
+  for (let y = 0; y < rows; y++) {
+    for (let x = 0; x < columns; x++) {
+      let best = -Infinity;
+      for (let xx = Math.max(0, x - radius); xx <= Math.min(columns - 1, x + radius); xx++) {
+        const value = sign * (grid[y * columns + xx] as number);
+        if (value > best) best = value;
+      }
+      rowPass[y * columns + x] = best;
+    }
+  }
+  const out = new Float32Array(grid.length);
+  for (let y = 0; y < rows; y++) {
+    for (let x = 0; x < columns; x++) {
+      let best = -Infinity;
+      for (let yy = Math.max(0, y - radius); yy <= Math.min(rows - 1, y + radius); yy++) {
+        const value = rowPass[yy * columns + x] as number;
+        if (value > best) best = value;
+      }
+      out[y * columns + x] = sign * best;
+    }
+  }
+  return out;
+}
+
+/** For each output position, the two grid cells around it and the weight of the second. */
+function bilinearAxis(size: number, cellSize: number, cells: number): { low: Int32Array; high: Int32Array; fraction: Float32Array } {
+  const low = new Int32Array(size);
+  const high = new Int32Array(size);
+  const fraction = new Float32Array(size);
+  for (let o = 0; o < size; o++) {
+    const position = Math.min(cells - 1, Math.max(0, (o + 0.5) / cellSize - 0.5));
+    const base = Math.floor(position);
+    low[o] = base;
+    high[o] = Math.min(cells - 1, base + 1);
+    fraction[o] = position - base;
+  }
+  return { low, high, fraction };
+}
+
+/** Luma relative to the local paper: flat-field correction. */
+export interface NormalisedLuma {
+  /** Per pixel, 0–255 with paper at 255; transparent pixels count as paper. One byte a pixel: line art is traced at up to 16 MP. */
+  normalised: Uint8Array;
+  /** Histogram of `normalised` over the opaque pixels. */
+  histogram: Float64Array;
+  /** The main paper level (raw luma): the median of the paper grid's cells, which are equal areas. */
+  paperLevel: number;
+  /** The paper estimate itself: raw luma per grid cell (at least PAPER_FLOOR × paperLevel). */
+  paper: PaperGrid;
+}
+
+/** The paper's luma on a grid of cellSize × cellSize pixel cells. */
+export interface PaperGrid {
+  cells: Float32Array;
+  columns: number;
+  rows: number;
+  cellSize: number;
+}
+
+/**
+ * The paper's luma on a coarse grid (a high percentile per cell, then a closing), interpolated
+ * bilinearly under every pixel, kept at least PAPER_FLOOR of the main level, and divided out.
+ */
+export function normaliseToPaper(rgba: Buffer, width: number, height: number): NormalisedLuma {
+  const cellSize = Math.max(1, Math.ceil(Math.max(width, height) / PAPER_GRID_CELLS));
+  const columns = Math.ceil(width / cellSize);
+  const rows = Math.ceil(height / cellSize);
+  let grid: Float32Array = new Float32Array(columns * rows);
+  const cellHistogram = new Uint32Array(256);
+  for (let gy = 0; gy < rows; gy++) {
+    const y0 = gy * cellSize;
+    const y1 = Math.min(height, y0 + cellSize);
+    for (let gx = 0; gx < columns; gx++) {
+      const x0 = gx * cellSize;
+      const x1 = Math.min(width, x0 + cellSize);
+      let count = 0;
+      for (let y = y0; y < y1; y++) {
+        for (let p = y * width + x0, end = y * width + x1; p < end; p++) {
+          if (!isOpaque(rgba, p)) continue;
+          const bin = (lumaAt(rgba, p) + 0.5) | 0;
+          cellHistogram[bin] = (cellHistogram[bin] as number) + 1;
+          count++;
+        }
+      }
+      grid[gy * columns + gx] = count === 0 ? -Infinity : percentileFromTop(cellHistogram, count, PAPER_PERCENTILE);
+      cellHistogram.fill(0);
+    }
+  }
+  grid = squareFilter(grid, columns, rows, PAPER_CLOSING_RADIUS, 1);
+  grid = squareFilter(grid, columns, rows, PAPER_CLOSING_RADIUS, -1);
+  // Cells with no opaque pixel anywhere near (still infinite) hold no paper; their pixels are transparent.
+  const known = grid.filter((value) => Number.isFinite(value)).sort();
+  const paperLevel = Math.max(1, known[Math.floor(known.length / 2)] ?? 255);
+  const floor = PAPER_FLOOR * paperLevel;
+  const paper = new Float32Array(grid.length);
+  for (let i = 0; i < grid.length; i++) {
+    const cell = grid[i] as number;
+    paper[i] = Math.max(floor, Number.isFinite(cell) ? cell : paperLevel);
+    // Each cell as a factor from luma to normalised luma.
+    grid[i] = 255 / (paper[i] as number);
+  }
+
+  const normalised = new Uint8Array(width * height);
+  const histogram = new Float64Array(256);
+  const xs = bilinearAxis(width, cellSize, columns);
+  const ys = bilinearAxis(height, cellSize, rows);
+  const row = new Float32Array(columns);
+  for (let y = 0; y < height; y++) {
+    const row0 = (ys.low[y] as number) * columns;
+    const row1 = (ys.high[y] as number) * columns;
+    const fy = ys.fraction[y] as number;
+    for (let x = 0; x < columns; x++) row[x] = (grid[row0 + x] as number) * (1 - fy) + (grid[row1 + x] as number) * fy;
+    for (let x = 0, p = y * width; x < width; x++, p++) {
+      if (!isOpaque(rgba, p)) {
+        normalised[p] = 255;
+        continue;
+      }
+      const fx = xs.fraction[x] as number;
+      const factor = (row[xs.low[x] as number] as number) * (1 - fx) + (row[xs.high[x] as number] as number) * fx;
+      const value = Math.min(255, (lumaAt(rgba, p) * factor + 0.5) | 0);
+      normalised[p] = value;
+      histogram[value] = (histogram[value] as number) + 1;
+    }
+  }
+  return { normalised, histogram, paperLevel, paper: { cells: paper, columns, rows, cellSize } };
+}
+
+/**
+ * Otsu's threshold over a 256-bin histogram: the cut (bin + 0.5) that maximises the between-class
+ * variance. Where a range of cuts ties (no pixels between two levels, as in a 1-bit scan), the
+ * middle of the range: the first cut would put the threshold against the dark level, and an
+ * upscaled plane thresholded there loses a pixel of every stroke.
+ */
+export function otsuOfHistogram(histogram: ArrayLike<number>): number {
+  let total = 0;
+  let sum = 0;
+  for (let t = 0; t < 256; t++) {
+    total += histogram[t] as number;
+    sum += t * (histogram[t] as number);
+  }
+  if (total === 0) return 128;
+  let backgroundWeight = 0;
+  let backgroundSum = 0;
+  let bestFirst = 127;
+  let bestLast = 127;
+  let bestVariance = -1;
+  for (let t = 0; t < 256; t++) {
+    backgroundWeight += histogram[t] as number;
+    if (backgroundWeight === 0) continue;
+    const foregroundWeight = total - backgroundWeight;
+    if (foregroundWeight === 0) break;
+    backgroundSum += t * (histogram[t] as number);
+    const meanDifference = backgroundSum / backgroundWeight - (sum - backgroundSum) / foregroundWeight;
+    const variance = backgroundWeight * foregroundWeight * meanDifference * meanDifference;
+    if (variance > bestVariance * (1 + 1e-12)) {
+      bestVariance = variance;
+      bestFirst = t;
+      bestLast = t;
+    } else if (variance >= bestVariance * (1 - 1e-12) && bestLast === t - 1) {
+      bestLast = t;
+    }
+  }
+  return (bestFirst + bestLast) / 2 + 0.5;
+}
+
+/**
+ * A second paper: a sheet lying on a mount or card of another tone, both much larger than the
+ * ink. It is painted as a shape of its own over the main paper (the background).
+ */
+export interface SecondPaper {
+  colour: Rgb;
+  /** Where it lies: black on white, RGBA, at PAPER_MASK_SCALE pixels per paper-grid cell. */
+  mask: Buffer;
+  maskWidth: number;
+  maskHeight: number;
+  /** Image pixels per mask pixel. */
+  pixelsPerMaskPixel: number;
+}
+
+/** An image split into ink and paper. */
+export interface InkSeparation {
+  /** Luma relative to the local paper (normaliseToPaper), per pixel. */
+  normalised: Uint8Array;
+  /** Otsu's threshold on the normalised luma of the opaque pixels: below it is ink. */
+  threshold: number;
+  /** Mean normalised luma of the ink and of the paper pixels. */
+  inkLevel: number;
+  paperLevel: number;
+  /** The colours of ink and of the main paper: the mean of each side's core (see CORE_SHARE). */
+  ink: Rgb;
+  paper: Rgb;
+  /** A second paper tone, when the paper has two (see PAPER_TONES). */
+  secondPaper?: SecondPaper;
+  /** The paper estimate's main level (raw luma): the paper where most of it lies. */
+  mainPaperLuma: number;
+}
+
+/**
+ * The colour of each side is the mean over the part of it farthest from the threshold, this share
+ * of its pixels: ink pixels at a stroke's edge are part paper (and paper pixels beside a stroke
+ * part ink), and a colour taken over them all comes out greyer than the ink or paper looks.
+ */
+const CORE_SHARE = 0.5;
+
+/**
+ * When the paper estimate has two tones. Otsu's split of the paper grid's cells must leave each
+ * tone at least minShare of the cells, the darker at most maxRatio of the lighter's luma, and
+ * explain at least minSeparation of the cells' variance (two flat levels, not a lighting
+ * gradient, which spreads evenly: a uniform spread explains 0.75). Measured: the letter on its
+ * mount 0.21 of the cells, ratio 0.63, separation 0.87; lighting gradients and stained paper in
+ * the test set ratio ≥ 0.77 and separation ≤ 0.72.
+ */
+const PAPER_TONES = { minShare: 0.1, maxRatio: 0.72, minSeparation: 0.8 } as const;
+/** Mask pixels per paper-grid cell: the second paper's outline is traced from the grid, smoothed. */
+const PAPER_MASK_SCALE = 4;
+
+/** Otsu's split of the paper grid, when it has two tones by PAPER_TONES; the threshold in raw luma. */
+function paperToneSplit(cells: Float32Array): { threshold: number; secondIsDarker: boolean } | undefined {
+  const histogram = new Float64Array(256);
+  for (const cell of cells) histogram[Math.min(255, Math.round(cell))] = (histogram[Math.min(255, Math.round(cell))] as number) + 1;
+  const threshold = otsuOfHistogram(histogram);
+  let darkCount = 0;
+  let darkSum = 0;
+  let lightSum = 0;
+  let sum = 0;
+  let squares = 0;
+  for (const cell of cells) {
+    sum += cell;
+    squares += cell * cell;
+    if (cell < threshold) {
+      darkCount++;
+      darkSum += cell;
+    } else {
+      lightSum += cell;
+    }
+  }
+  const total = cells.length;
+  const lightCount = total - darkCount;
+  if (Math.min(darkCount, lightCount) < PAPER_TONES.minShare * total) return undefined;
+  const dark = darkSum / darkCount;
+  const light = lightSum / lightCount;
+  const variance = squares / total - (sum / total) ** 2;
+  const between = (darkCount / total) * (lightCount / total) * (light - dark) ** 2;
+  if (dark > PAPER_TONES.maxRatio * light || variance <= 0 || between / variance < PAPER_TONES.minSeparation) return undefined;
+  // The tone covering fewer cells is the second paper, painted over the main one.
+  return { threshold, secondIsDarker: darkCount < lightCount };
+}
+
+/** The second paper's region, from the paper grid interpolated bilinearly: black inside. */
+function secondPaperMask(grid: PaperGrid, split: { threshold: number; secondIsDarker: boolean }): { mask: Buffer; width: number; height: number } {
+  const width = grid.columns * PAPER_MASK_SCALE;
+  const height = grid.rows * PAPER_MASK_SCALE;
+  const xs = bilinearAxis(width, PAPER_MASK_SCALE, grid.columns);
+  const ys = bilinearAxis(height, PAPER_MASK_SCALE, grid.rows);
+  const mask = Buffer.alloc(width * height * 4, 255);
+  for (let y = 0; y < height; y++) {
+    const row0 = (ys.low[y] as number) * grid.columns;
+    const row1 = (ys.high[y] as number) * grid.columns;
+    const fy = ys.fraction[y] as number;
+    for (let x = 0; x < width; x++) {
+      const x0 = xs.low[x] as number;
+      const x1 = xs.high[x] as number;
+      const fx = xs.fraction[x] as number;
+      const top = (grid.cells[row0 + x0] as number) * (1 - fx) + (grid.cells[row0 + x1] as number) * fx;
+      const bottom = (grid.cells[row1 + x0] as number) * (1 - fx) + (grid.cells[row1 + x1] as number) * fx;
+      const paper = top * (1 - fy) + bottom * fy;
+      if (paper < split.threshold === split.secondIsDarker) mask.fill(0, (y * width + x) * 4, (y * width + x) * 4 + 3);
+    }
+  }
+  return { mask, width, height };
+}
+
+export function separateInk(rgba: Buffer, width: number, height: number): InkSeparation {
+  const { normalised, histogram, paperLevel: mainPaperLuma, paper: grid } = normaliseToPaper(rgba, width, height);
+  const threshold = otsuOfHistogram(histogram);
+  let inkCount = 0;
+  let paperCount = 0;
+  let inkSum = 0;
+  let paperSum = 0;
+  for (let t = 0; t < 256; t++) {
+    const count = histogram[t] as number;
+    if (t < threshold) {
+      inkCount += count;
+      inkSum += t * count;
+    } else {
+      paperCount += count;
+      paperSum += t * count;
+    }
+  }
+  const split = paperToneSplit(grid.cells);
+  // The cores: the darkest CORE_SHARE of the ink pixels, the lightest CORE_SHARE of the paper pixels.
+  const inkCoreBelow = Math.min(threshold, binAtShare(histogram, 0, inkCount * CORE_SHARE, 1) + 0.5);
+  const paperCoreAbove = Math.max(threshold, binAtShare(histogram, 255, paperCount * CORE_SHARE, -1) - 0.5);
+  const ink = new ColourMean();
+  const papers = [new ColourMean(), new ColourMean()] as const;
+  for (let y = 0, p = 0; y < height; y++) {
+    const cellRow = ((y / grid.cellSize) | 0) * grid.columns;
+    for (let x = 0; x < width; x++, p++) {
+      if (!isOpaque(rgba, p)) continue;
+      const value = normalised[p] as number;
+      if (value < inkCoreBelow) ink.add(rgba, p * 4);
+      else if (value >= paperCoreAbove) {
+        // Which paper this pixel lies on, by the cell it is in.
+        const second = split !== undefined && ((grid.cells[cellRow + ((x / grid.cellSize) | 0)] as number) < split.threshold) === split.secondIsDarker;
+        papers[second ? 1 : 0].add(rgba, p * 4);
+      }
+    }
+  }
+  let secondPaper: SecondPaper | undefined;
+  if (split && papers[1].count > 0) {
+    const { mask, width: maskWidth, height: maskHeight } = secondPaperMask(grid, split);
+    secondPaper = { colour: papers[1].mean(255), mask, maskWidth, maskHeight, pixelsPerMaskPixel: grid.cellSize / PAPER_MASK_SCALE };
+  }
+  return {
+    normalised,
+    threshold,
+    inkLevel: inkCount ? inkSum / inkCount : 0,
+    paperLevel: paperCount ? paperSum / paperCount : 255,
+    ink: ink.mean(0),
+    paper: papers[0].mean(255),
+    secondPaper,
+    mainPaperLuma,
+  };
+}
+
+/** A running mean colour over RGBA pixels. */
+class ColourMean {
+  count = 0;
+  private r = 0;
+  private g = 0;
+  private b = 0;
+
+  add(rgba: Buffer, i: number): void {
+    this.count++;
+    this.r += rgba[i] as number;
+    this.g += rgba[i + 1] as number;
+    this.b += rgba[i + 2] as number;
+  }
+
+  /** The mean, or grey at `fallback` when nothing was added. */
+  mean(fallback: number): Rgb {
+    if (this.count === 0) return { r: fallback, g: fallback, b: fallback };
+    return { r: this.r / this.count, g: this.g / this.count, b: this.b / this.count };
+  }
+}
+
+/** The bin at which `wanted` pixels have been passed, walking from `start` in `step` direction. */
+function binAtShare(histogram: Float64Array, start: number, wanted: number, step: 1 | -1): number {
+  let seen = 0;
+  for (let t = start; t >= 0 && t < 256; t += step) {
+    seen += histogram[t] as number;
+    if (seen >= wanted) return t;
+  }
+  return start + 255 * step;
+}
+
+/**
+ * The ink as the binary tracer wants it: ink black, paper (and transparency) white, opaque. With
+ * an integer `factor` > 1 the plane is upscaled bilinearly while thresholding, so the threshold crosses
+ * between source pixels and stroke edges land on sub-pixels: thin strokes keep their weight.
+ * One pass over the output, much cheaper than resampling RGBA first (the output is up to 16
+ * times the source).
+ */
+export function binariseInk(normalised: Uint8Array, width: number, height: number, factor: number, threshold: number): Buffer {
+  const outWidth = width * factor;
+  const outHeight = height * factor;
+  const out = Buffer.alloc(outWidth * outHeight * 4);
+  const pixels = new Uint32Array(out.buffer, out.byteOffset, outWidth * outHeight);
+  // RGBA bytes read as a little-endian 32-bit word.
+  const black = 0xff000000;
+  const white = 0xffffffff;
+  if (factor === 1) {
+    for (let p = 0; p < pixels.length; p++) pixels[p] = (normalised[p] as number) < threshold ? black : white;
+    return out;
+  }
+  const xs = bilinearAxis(outWidth, factor, width);
+  const ys = bilinearAxis(outHeight, factor, height);
+  for (let y = 0; y < outHeight; y++) {
+    const row0 = (ys.low[y] as number) * width;
+    const row1 = (ys.high[y] as number) * width;
+    const fy = ys.fraction[y] as number;
+    const rowOut = y * outWidth;
+    for (let x = 0; x < outWidth; x++) {
+      const x0 = xs.low[x] as number;
+      const x1 = xs.high[x] as number;
+      const fx = xs.fraction[x] as number;
+      const top = (normalised[row0 + x0] as number) * (1 - fx) + (normalised[row0 + x1] as number) * fx;
+      const bottom = (normalised[row1 + x0] as number) * (1 - fx) + (normalised[row1 + x1] as number) * fx;
+      pixels[rowOut + x] = top * (1 - fy) + bottom * fy < threshold ? black : white;
+    }
+  }
+  return out;
+}
+
+/** How well an opaque image is explained as ink on paper; see classify.ts for the rule. */
+export interface InkStats {
+  /** The main paper level (raw luma, 0–255): paper is light. */
+  paperLuma: number;
+  /** Paper minus ink, in normalised luma (0–255): two real tones, not one tone and noise. */
+  contrast: number;
+  /**
+   * Share of pixels farther than OFF_LINE_DISTANCE (RGB) from the line through the ink and the
+   * paper colour: ink, paper and their mixtures (anti-aliasing, blur, light and stains on the
+   * paper, yellowing) lie near that line, whatever the tint; other colours do not.
+   */
+  offLineShare: number;
+  /**
+   * Share of pixels that are mid-tones (between a quarter and three quarters of the way from ink
+   * to paper) with no ink or paper pixel within CONTINUOUS_TONE_RADIUS: continuous tone, as in
+   * photographs. Ink on paper has mid-tones only at the edges of strokes.
+   */
+  continuousToneShare: number;
+}
+
+export const OFF_LINE_DISTANCE = 24;
+/**
+ * The window radius for continuousToneShare, in pixels of the classifier's sample (at most
+ * 0.4 MP). Calibrated on samples of 400 px and more on the long side: smaller greyscale
+ * photographs have too few pixels of shading for it (see docs/parameters.md).
+ */
+export const CONTINUOUS_TONE_RADIUS = 3;
+
+export function measureInk(rgba: Buffer, width: number, height: number): InkStats {
+  const separation = separateInk(rgba, width, height);
+  const { normalised, inkLevel, paperLevel, ink, paper } = separation;
+  const contrast = paperLevel - inkLevel;
+  const span = Math.max(1, contrast);
+  // Ink (α < 0.15) and paper (α > 0.85) pixels counted in a summed-area table, for the windows.
+  const stride = width + 1;
+  const extremes = new Int32Array(stride * (height + 1));
+  for (let y = 0; y < height; y++) {
+    let rowCount = 0;
+    for (let x = 0, p = y * width; x < width; x++, p++) {
+      const alpha = ((normalised[p] as number) - inkLevel) / span;
+      if (isOpaque(rgba, p) && (alpha < 0.15 || alpha > 0.85)) rowCount++;
+      extremes[(y + 1) * stride + x + 1] = (extremes[y * stride + x + 1] as number) + rowCount;
+    }
+  }
+  const axis = { r: paper.r - ink.r, g: paper.g - ink.g, b: paper.b - ink.b };
+  const axisLength = Math.hypot(axis.r, axis.g, axis.b) || 1;
+  const ur = axis.r / axisLength;
+  const ug = axis.g / axisLength;
+  const ub = axis.b / axisLength;
+  let counted = 0;
+  let offLine = 0;
+  let continuous = 0;
+  const radius = CONTINUOUS_TONE_RADIUS;
+  for (let y = 0; y < height; y++) {
+    for (let x = 0, p = y * width; x < width; x++, p++) {
+      if (!isOpaque(rgba, p)) continue;
+      counted++;
+      const i = p * 4;
+      const dr = (rgba[i] as number) - ink.r;
+      const dg = (rgba[i + 1] as number) - ink.g;
+      const db = (rgba[i + 2] as number) - ink.b;
+      const along = dr * ur + dg * ug + db * ub;
+      const er = dr - along * ur;
+      const eg = dg - along * ug;
+      const eb = db - along * ub;
+      if (er * er + eg * eg + eb * eb > OFF_LINE_DISTANCE * OFF_LINE_DISTANCE) offLine++;
+      const alpha = ((normalised[p] as number) - inkLevel) / span;
+      if (alpha < 0.25 || alpha > 0.75) continue;
+      const x0 = Math.max(0, x - radius);
+      const x1 = Math.min(width, x + radius + 1);
+      const y0 = Math.max(0, y - radius);
+      const y1 = Math.min(height, y + radius + 1);
+      const near = (extremes[y1 * stride + x1] as number) - (extremes[y0 * stride + x1] as number) - (extremes[y1 * stride + x0] as number) + (extremes[y0 * stride + x0] as number);
+      if (near === 0) continuous++;
+    }
+  }
+  return {
+    paperLuma: separation.mainPaperLuma,
+    contrast,
+    offLineShare: offLine / Math.max(1, counted),
+    continuousToneShare: continuous / Math.max(1, counted),
+  };
+}

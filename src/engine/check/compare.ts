@@ -1,0 +1,230 @@
+// A rendered result against its source, pixel by pixel at one size: how much of the picture's
+// structure (SSIM on Oklab lightness), colour (Oklab ΔE) and opaque coverage survived, as a
+// whole and tile by tile. Both are composited on white and on black, and the worse is kept:
+// light artwork on transparency vanishes on white, dark artwork on black.
+
+import { oklabOver } from './oklab.ts';
+
+export interface Comparison {
+  width: number;
+  height: number;
+  /** Mean SSIM of Oklab lightness (7 × 7 box windows), the lower of white and black grounds. */
+  ssim: number;
+  /** Mean Oklab ΔE over all pixels, the higher of the two grounds. */
+  deltaE: number;
+  /** Share of the image opaque (alpha ≥ ½) in the source and not in the result, and the reverse. */
+  coverageLost: number;
+  coverageGained: number;
+  /** Share of the source opaque. */
+  sourceCoverage: number;
+  /** Tiles (TILE_GRID per side at most, row by row) of the tile grid, each with its mean ΔE (worse ground) and its SSIM. */
+  tiles: TileScores;
+}
+
+export interface TileScores {
+  columns: number;
+  rows: number;
+  /** Pixels per tile side, about: tiles split the image evenly, so none is a sliver along an edge. */
+  size: number;
+  deltaE: Float32Array;
+  ssim: Float32Array;
+  /** Share of the tile's pixels that are opaque in the source or the result (tiles of nothing weigh nothing). */
+  content: Float32Array;
+}
+
+/** Tiles per long side: regions about the size of a feature a person looks at (an eye, a letter). */
+export const TILE_GRID = 16;
+const WINDOW_RADIUS = 3;
+const C1 = 0.01 * 0.01;
+const C2 = 0.03 * 0.03;
+
+/** Compares two straight-alpha RGBA images of one size. */
+export function compareImages(source: Uint8Array, result: Uint8Array, width: number, height: number): Comparison {
+  if (source.length !== width * height * 4 || result.length !== source.length) throw new Error('compareImages: sizes differ');
+  const pixels = width * height;
+  let sourceOpaque = 0;
+  let lost = 0;
+  let gained = 0;
+  for (let p = 0; p < pixels; p++) {
+    const s = (source[p * 4 + 3] as number) >= 128;
+    const r = (result[p * 4 + 3] as number) >= 128;
+    if (s) sourceOpaque++;
+    if (s && !r) lost++;
+    else if (r && !s) gained++;
+  }
+  const long = Math.max(width, height);
+  const size = Math.max(4, Math.ceil(long / TILE_GRID));
+  const columns = Math.max(1, Math.round(width / size));
+  const rows = Math.max(1, Math.round(height / size));
+  const tiles: TileScores = {
+    columns,
+    rows,
+    size,
+    deltaE: new Float32Array(columns * rows),
+    ssim: new Float32Array(columns * rows).fill(1),
+    content: new Float32Array(columns * rows),
+  };
+  for (let p = 0; p < pixels; p++) {
+    if ((source[p * 4 + 3] as number) >= 128 || (result[p * 4 + 3] as number) >= 128) {
+      const t = tileOf(p % width, Math.floor(p / width), width, height, tiles);
+      tiles.content[t] = (tiles.content[t] as number) + 1;
+    }
+  }
+  let worstSsim = Infinity;
+  let worstDeltaE = 0;
+  // Opaque pixels look the same on any ground: two opaque images need only one.
+  const grounds = isOpaque(source) && isOpaque(result) ? [1] : [1, 0];
+  for (const ground of grounds) {
+    const a = oklabOver(source, ground);
+    const b = oklabOver(result, ground);
+    const deltaE = new Float32Array(pixels);
+    let total = 0;
+    for (let p = 0; p < pixels; p++) {
+      const i = p * 3;
+      const dl = (a[i] as number) - (b[i] as number);
+      const da = (a[i + 1] as number) - (b[i + 1] as number);
+      const db = (a[i + 2] as number) - (b[i + 2] as number);
+      const d = Math.sqrt(dl * dl + da * da + db * db);
+      deltaE[p] = d;
+      total += d;
+    }
+    const ssimMap = lightnessSsim(a, b, width, height);
+    let ssimTotal = 0;
+    for (let p = 0; p < pixels; p++) ssimTotal += ssimMap[p] as number;
+    worstSsim = Math.min(worstSsim, ssimTotal / pixels);
+    worstDeltaE = Math.max(worstDeltaE, total / pixels);
+    tileMeans(deltaE, width, height, tiles, tiles.deltaE, Math.max);
+    tileMeans(ssimMap, width, height, tiles, tiles.ssim, Math.min);
+  }
+  for (let t = 0; t < tiles.content.length; t++) {
+    const area = tileArea(t, width, height, tiles);
+    tiles.content[t] = (tiles.content[t] as number) / area;
+  }
+  return {
+    width,
+    height,
+    ssim: worstSsim,
+    deltaE: worstDeltaE,
+    coverageLost: lost / pixels,
+    coverageGained: gained / pixels,
+    sourceCoverage: sourceOpaque / pixels,
+    tiles,
+  };
+}
+
+function isOpaque(rgba: Uint8Array): boolean {
+  for (let i = 3; i < rgba.length; i += 4) if (rgba[i] !== 255) return false;
+  return true;
+}
+
+/** The tile a pixel lies in. */
+export function tileOf(x: number, y: number, width: number, height: number, tiles: Pick<TileScores, 'columns' | 'rows'>): number {
+  return Math.floor((y * tiles.rows) / height) * tiles.columns + Math.floor((x * tiles.columns) / width);
+}
+
+/** Pixels in a tile. */
+export function tileArea(t: number, width: number, height: number, tiles: Pick<TileScores, 'columns' | 'rows'>): number {
+  const column = t % tiles.columns;
+  const row = Math.floor(t / tiles.columns);
+  const span = (index: number, parts: number, length: number) => Math.ceil(((index + 1) * length) / parts) - Math.ceil((index * length) / parts);
+  return span(column, tiles.columns, width) * span(row, tiles.rows, height);
+}
+
+/** Each tile's mean of `values`, merged into `into` with `pick` (the worse of two grounds). */
+function tileMeans(values: Float32Array, width: number, height: number, tiles: TileScores, into: Float32Array, pick: (a: number, b: number) => number): void {
+  const sums = new Float64Array(into.length);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const t = tileOf(x, y, width, height, tiles);
+      sums[t] = (sums[t] as number) + (values[y * width + x] as number);
+    }
+  }
+  for (let t = 0; t < into.length; t++) {
+    const mean = (sums[t] as number) / tileArea(t, width, height, tiles);
+    into[t] = pick(into[t] as number, mean);
+  }
+}
+
+/**
+ * SSIM (Wang et al. 2004) of the Oklab lightness of two images, per pixel, over box windows
+ * of (2 × WINDOW_RADIUS + 1)² pixels clipped at the borders: a box instead of the usual Gaussian,
+ * so that each window costs a constant through running sums.
+ */
+function lightnessSsim(a: Float32Array, b: Float32Array, width: number, height: number): Float32Array {
+  const pixels = width * height;
+  const la = new Float64Array(pixels);
+  const lb = new Float64Array(pixels);
+  for (let p = 0; p < pixels; p++) {
+    la[p] = a[p * 3] as number;
+    lb[p] = b[p * 3] as number;
+  }
+  const moments = [la, lb, new Float64Array(pixels), new Float64Array(pixels), new Float64Array(pixels)] as const;
+  for (let p = 0; p < pixels; p++) {
+    const x = la[p] as number;
+    const y = lb[p] as number;
+    moments[2][p] = x * x;
+    moments[3][p] = y * y;
+    moments[4][p] = x * y;
+  }
+  const [muA, muB, sAA, sBB, sAB] = moments.map((m) => boxMean(m, width, height, WINDOW_RADIUS)) as [Float64Array, Float64Array, Float64Array, Float64Array, Float64Array];
+  const out = new Float32Array(pixels);
+  for (let p = 0; p < pixels; p++) {
+    const ma = muA[p] as number;
+    const mb = muB[p] as number;
+    const varA = Math.max(0, (sAA[p] as number) - ma * ma);
+    const varB = Math.max(0, (sBB[p] as number) - mb * mb);
+    const cov = (sAB[p] as number) - ma * mb;
+    out[p] = ((2 * ma * mb + C1) * (2 * cov + C2)) / ((ma * ma + mb * mb + C1) * (varA + varB + C2));
+  }
+  return out;
+}
+
+/** Mean over the (2r+1)² box around each pixel, clipped at the borders (separable running sums). */
+function boxMean(values: Float64Array, width: number, height: number, radius: number): Float64Array {
+  const horizontal = new Float64Array(values.length);
+  for (let y = 0; y < height; y++) {
+    const row = y * width;
+    let sum = 0;
+    let count = 0;
+    for (let x = 0; x < Math.min(radius, width); x++) {
+      sum += values[row + x] as number;
+      count++;
+    }
+    for (let x = 0; x < width; x++) {
+      const enter = x + radius;
+      if (enter < width) {
+        sum += values[row + enter] as number;
+        count++;
+      }
+      const leave = x - radius - 1;
+      if (leave >= 0) {
+        sum -= values[row + leave] as number;
+        count--;
+      }
+      horizontal[row + x] = sum / count;
+    }
+  }
+  const out = new Float64Array(values.length);
+  for (let x = 0; x < width; x++) {
+    let sum = 0;
+    let count = 0;
+    for (let y = 0; y < Math.min(radius, height); y++) {
+      sum += horizontal[y * width + x] as number;
+      count++;
+    }
+    for (let y = 0; y < height; y++) {
+      const enter = y + radius;
+      if (enter < height) {
+        sum += horizontal[enter * width + x] as number;
+        count++;
+      }
+      const leave = y - radius - 1;
+      if (leave >= 0) {
+        sum -= horizontal[leave * width + x] as number;
+        count--;
+      }
+      out[y * width + x] = sum / count;
+    }
+  }
+  return out;
+}

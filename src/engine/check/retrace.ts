@@ -1,0 +1,68 @@
+// Which other ways of tracing an image the self-check tries, for each signature it found.
+// The better result by fidelity is kept (convert.ts). Kinds are changed only under `mode: auto`,
+// and the curve mode only under `curveMode: auto`: what a caller chose is kept.
+
+import type { DecodedImage } from '../analyse/decode.ts';
+import { hasPixelGrid, type ImageKind, type ImageStats } from '../analyse/classify.ts';
+import { workingPixelsFor } from '../analyse/prepare.ts';
+import type { TraceParams } from '../params.ts';
+import type { ResolvedCurveMode } from '../trace/vtracer.ts';
+import type { Signature } from './check.ts';
+
+export interface TracePlan {
+  kind: ImageKind;
+  /** Working size in pixels, when not the kind's own (WORKING_PIXELS). */
+  workingPixels?: number;
+  curveMode?: ResolvedCurveMode;
+  /** The signature that asked for this plan, or the classifier's doubt. */
+  reason?: Signature | 'doubt';
+  /** Expected time against the first attempt's, to judge whether it fits the time left. */
+  costFactor?: number;
+}
+
+/** A finer working size: this many times the kind's pixels (and at most the image's own). */
+const FINER = 3;
+
+/** Other kinds worth trying, most likely first, when the first kind's result is destroyed. */
+const OTHER_KINDS: Record<ImageKind, readonly ImageKind[]> = {
+  sketch: ['logo', 'photo'],
+  logo: ['photo'],
+  photo: ['logo'],
+  pixelart: ['logo'],
+};
+
+export function retracePlans(signatures: readonly Signature[], first: TracePlan, stats: ImageStats, params: TraceParams, decoded: DecodedImage): TracePlan[] {
+  const kindIsFree = params.mode === 'auto';
+  const plans: TracePlan[] = [];
+  const add = (plan: TracePlan) => {
+    if (plan.kind !== first.kind && !kindIsFree) return;
+    const same = plans.some((p) => p.kind === plan.kind && p.workingPixels === plan.workingPixels && p.curveMode === plan.curveMode);
+    if (!same && !(plan.kind === first.kind && plan.workingPixels === first.workingPixels && plan.curveMode === first.curveMode)) plans.push(plan);
+  };
+  const originalPixels = decoded.originalWidth * decoded.originalHeight;
+  const kindPixels = first.workingPixels ?? workingPixelsFor(first.kind, originalPixels);
+  const finer = (reason: Signature): TracePlan | undefined =>
+    kindPixels < originalPixels ? { kind: first.kind, workingPixels: Math.min(originalPixels, kindPixels * FINER), reason, costFactor: FINER } : undefined;
+  for (const signature of signatures) {
+    switch (signature) {
+      case 'blobs':
+        if (hasPixelGrid(stats, decoded)) add({ kind: 'pixelart', reason: signature, costFactor: 0.5 });
+        break;
+      case 'squares':
+        // Pixel-exact outlines on too coarse a grid: the grid made finer, or (a photograph) polygons.
+        if (params.curveMode === 'auto') add({ kind: first.kind === 'logo' ? 'photo' : first.kind, curveMode: 'polygon', reason: signature });
+        break;
+      case 'coverage':
+      case 'faint':
+        for (const kind of OTHER_KINDS[first.kind]) add({ kind, reason: signature });
+        break;
+      case 'region': {
+        const plan = finer(signature);
+        if (plan) add(plan);
+        for (const kind of OTHER_KINDS[first.kind]) add({ kind, reason: signature });
+        break;
+      }
+    }
+  }
+  return plans;
+}

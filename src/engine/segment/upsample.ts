@@ -1,0 +1,206 @@
+// The region map drawn at the grid that is traced: finer than the segmented image, with each
+// edge placed from the colours of the fine image (the anti-aliasing ramp of a small image
+// resampled smoothly, or the detail of a large one) rather than on the segmentation's pixels.
+
+import { addPixel, evaluateModel, fitModel, meanOf, MOMENT_STRIDE, orderFor, pixelCount, type Colour } from './moments.ts';
+import type { Segmentation } from './segment.ts';
+
+/** Regions at least this opaque (0–1) are shapes whose edge against transparency is placed by alpha. */
+export const OPAQUE_ABOVE = 0.97;
+
+/** A region's model is fitted to its inner pixels when it has at least this many. */
+const MIN_INNER_PIXELS = 8;
+
+/**
+ * Each region's model (moments.ts), fitted once to the region's inner pixels (those whose four
+ * neighbours are all in it): an edge pixel is part the other side's colour, and a model fitted
+ * with them bends towards that colour at the edge, which pulls each edge placed by colour
+ * towards the boundary of the segmented pixels (by up to a quarter of a pixel). Regions too
+ * small or thin to have inner pixels keep the model of all their pixels.
+ */
+function regionModels(segmentation: Segmentation): Float64Array[] {
+  const { width, height, labels, frame, premultiplied: colours, count } = segmentation;
+  const inner = new Float64Array(count * MOMENT_STRIDE);
+  for (let y = 1; y + 1 < height; y++) {
+    for (let x = 1; x + 1 < width; x++) {
+      const i = y * width + x;
+      const label = labels[i] as number;
+      if (label < 0 || labels[i - 1] !== label || labels[i + 1] !== label || labels[i - width] !== label || labels[i + width] !== label) continue;
+      const p = i * 4;
+      addPixel(inner, label * MOMENT_STRIDE, frame, x, y, colours[p] as number, colours[p + 1] as number, colours[p + 2] as number, colours[p + 3] as number);
+    }
+  }
+  const models: Float64Array[] = [];
+  for (let region = 0; region < count; region++) {
+    const offset = region * MOMENT_STRIDE;
+    const sums = pixelCount(inner, offset) >= MIN_INNER_PIXELS ? inner : segmentation.sums;
+    models.push(fitModel(sums, offset, orderFor(pixelCount(sums, offset))));
+  }
+  return models;
+}
+
+/**
+ * The region map drawn `factor` times finer. `fine` is the image at that size, premultiplied:
+ * resampled smoothly from the segmented image, or the larger image it was reduced from. Where
+ * the four segmented pixels around a fine pixel belong to different regions, it takes the
+ * region whose model colour is closest to the fine image there, so an edge lands where the anti-aliasing ramp crosses halfway
+ * between the colours on its two sides: at a sub-pixel position, straight where the edge is.
+ */
+export function upsampleLabels(segmentation: Segmentation, source: Buffer, fine: Buffer, factor: number): Int32Array {
+  const { width, height, labels, frame } = segmentation;
+  const fineWidth = width * factor;
+  const fineHeight = height * factor;
+  const models = regionModels(segmentation);
+  const opaque = Array.from({ length: segmentation.count }, (_, region) => (meanOf(segmentation.sums, region * MOMENT_STRIDE)[3] as number) >= OPAQUE_ABOVE * 255);
+  const out = new Int32Array(fineWidth * fineHeight);
+  const colour: Colour = [0, 0, 0, 0];
+  const candidates = new Int32Array(4);
+  for (let fy = 0; fy < fineHeight; fy++) {
+    const v = (fy + 0.5) / factor - 0.5;
+    const y0 = Math.max(0, Math.min(height - 1, Math.floor(v)));
+    const y1 = Math.min(height - 1, y0 + 1);
+    for (let fx = 0; fx < fineWidth; fx++) {
+      const u = (fx + 0.5) / factor - 0.5;
+      const x0 = Math.max(0, Math.min(width - 1, Math.floor(u)));
+      const x1 = Math.min(width - 1, x0 + 1);
+      candidates[0] = labels[y0 * width + x0] as number;
+      candidates[1] = labels[y0 * width + x1] as number;
+      candidates[2] = labels[y1 * width + x0] as number;
+      candidates[3] = labels[y1 * width + x1] as number;
+      const at = fy * fineWidth + fx;
+      const p = at * 4;
+      const first = candidates[0] as number;
+      if (candidates[1] === first && candidates[2] === first && candidates[3] === first) {
+        // Inside one region; but an opaque shape ends where the resampled alpha falls below one half,
+        // even between pixels that all belong to it (its anti-aliased rim was made opaque).
+        out[at] = first >= 0 && opaque[first] && (fine[p + 3] as number) < 128 ? -1 : first;
+        continue;
+      }
+      const nu = (u + 0.5 - frame.centreX) / frame.scale;
+      const nv = (v + 0.5 - frame.centreY) / frame.scale;
+      const alpha = fine[p + 3] as number;
+      // Against transparency, the resampled alpha places the silhouette (at one half) and
+      // colour picks among the shapes inside it; elsewhere premultiplied colour decides
+      // (a shadow against transparency, one colour against another).
+      const silhouette = candidates.includes(-1);
+      const inside = !silhouette || alpha >= 128;
+      let best = -2;
+      let bestDistance = Infinity;
+      for (const candidate of candidates) {
+        if (candidate === best) continue;
+        if (candidate < 0) colour.fill(0);
+        else evaluateModel(models[candidate] as Float64Array, nu, nv, colour);
+        const opaqueModel = colour[3] >= OPAQUE_ABOVE * 255;
+        if (silhouette && inside && candidate < 0) continue;
+        if (silhouette && !inside && opaqueModel) continue;
+        let distance: number;
+        if (silhouette && inside) {
+          // Straight colours: the pixel's alpha here is coverage, not colour.
+          const a = Math.max(1, alpha);
+          const m = Math.max(1, colour[3]);
+          distance =
+            Math.abs(((fine[p] as number) * 255) / a - (colour[0] * 255) / m) +
+            Math.abs(((fine[p + 1] as number) * 255) / a - (colour[1] * 255) / m) +
+            Math.abs(((fine[p + 2] as number) * 255) / a - (colour[2] * 255) / m);
+        } else {
+          distance =
+            Math.abs((fine[p] as number) - colour[0]) +
+            Math.abs((fine[p + 1] as number) - colour[1]) +
+            Math.abs((fine[p + 2] as number) - colour[2]) +
+            Math.abs(alpha - colour[3]);
+        }
+        if (distance < bestDistance) {
+          bestDistance = distance;
+          best = candidate;
+        }
+      }
+      if (best === -2) best = inside ? (candidates.find((candidate) => candidate >= 0) ?? -1) : -1;
+      out[at] = best;
+    }
+  }
+  preserveCoverage(segmentation, models, source, fine, factor, out);
+  return out;
+}
+
+/** Two sides closer than this (sum over premultiplied RGBA) have no edge whose position their colours could tell. */
+const COVERAGE_MIN_CONTRAST = 48;
+
+/**
+ * Where a segmented pixel lies on an edge between exactly two regions, the pixel's colour tells
+ * how much of it each side covers (its place on the line between the two sides' colours), and
+ * that is the share of its fine pixels each side gets: the ones the fine image shows nearest a
+ * side go to it. Edges then sit where the anti-aliasing put them, to a fraction of a pixel
+ * (the midpoint of a resampled ramp is off by up to a fifth of a pixel), and a line one pixel
+ * wide stays one pixel wide.
+ */
+function preserveCoverage(segmentation: Segmentation, models: Float64Array[], source: Buffer, fine: Buffer, factor: number, out: Int32Array): void {
+  const { width, height, labels, frame } = segmentation;
+  const fineWidth = width * factor;
+  const block = factor * factor;
+  const scores = new Float64Array(block);
+  const order = new Int32Array(block);
+  const a: Colour = [0, 0, 0, 0];
+  const b: Colour = [0, 0, 0, 0];
+  const difference = [0, 0, 0, 0];
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const here = labels[y * width + x] as number;
+      let other = here;
+      let sides = 1;
+      for (let dy = -1; dy <= 1 && sides < 3; dy++) {
+        const ny = y + dy;
+        if (ny < 0 || ny >= height) continue;
+        for (let dx = -1; dx <= 1; dx++) {
+          const nx = x + dx;
+          if (nx < 0 || nx >= width) continue;
+          const label = labels[ny * width + nx] as number;
+          if (label === here || label === other) continue;
+          if (other === here) {
+            other = label;
+            sides = 2;
+          } else {
+            sides = 3;
+            break;
+          }
+        }
+      }
+      if (sides !== 2) continue;
+      const u = (x + 0.5 - frame.centreX) / frame.scale;
+      const v = (y + 0.5 - frame.centreY) / frame.scale;
+      if (here < 0) a.fill(0);
+      else evaluateModel(models[here] as Float64Array, u, v, a);
+      if (other < 0) b.fill(0);
+      else evaluateModel(models[other] as Float64Array, u, v, b);
+      let length = 0;
+      let contrast = 0;
+      for (let c = 0; c < 4; c++) {
+        difference[c] = (a[c] as number) - (b[c] as number);
+        length += (difference[c] as number) ** 2;
+        contrast += Math.abs(difference[c] as number);
+      }
+      if (contrast < COVERAGE_MIN_CONTRAST) continue;
+      const share = (p: Buffer, at: number) => {
+        let dot = 0;
+        for (let c = 0; c < 4; c++) dot += ((p[at + c] as number) - (b[c] as number)) * (difference[c] as number);
+        return dot / length;
+      };
+      const covered = Math.max(0, Math.min(1, share(source, (y * width + x) * 4)));
+      let k = 0;
+      for (let fy = y * factor; fy < (y + 1) * factor; fy++) {
+        for (let fx = x * factor; fx < (x + 1) * factor; fx++) {
+          scores[k] = share(fine, (fy * fineWidth + fx) * 4);
+          order[k] = k;
+          k++;
+        }
+      }
+      order.sort((i, j) => (scores[j] as number) - (scores[i] as number));
+      const keep = Math.round(covered * block);
+      for (let rank = 0; rank < block; rank++) {
+        const k2 = order[rank] as number;
+        const fx = x * factor + (k2 % factor);
+        const fy = y * factor + Math.floor(k2 / factor);
+        out[fy * fineWidth + fx] = rank < keep ? here : other;
+      }
+    }
+  }
+}

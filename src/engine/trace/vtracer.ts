@@ -1,0 +1,169 @@
+// Every VTracer configuration the engine uses, from the contract's TraceParams: the raster path's
+// for each kind of picture, the artwork path's region map, and line art's second paper; and the tracer call.
+
+import { ColorMode, Hierarchical, PathSimplifyMode, vectorizeRaw, type Config } from '@neplex/vectorizer';
+import type { ImageKind } from '../analyse/classify.ts';
+import type { CurveMode, TraceParams } from '../params.ts';
+
+export type ResolvedCurveMode = Exclude<CurveMode, 'auto'>;
+
+/**
+ * layerDifference 0–5 onto VTracer's gradient step (0–255 colour distance between stacked
+ * layers). Photos get finer steps: their shading is the picture, while flat artwork loses
+ * nothing when near-identical palette colours merge.
+ */
+export const LAYER_DIFFERENCE_STEPS: Record<'photo' | 'other', readonly number[]> = {
+  photo: [0, 4, 12, 24, 40, 64],
+  other: [0, 12, 20, 32, 48, 64],
+};
+
+/** segmentLength 1–20 onto VTracer's length threshold, whose useful range is 3.5–10 px. */
+export function lengthThreshold(segmentLength: number): number {
+  return 3.5 + ((segmentLength - 1) * 6.5) / 19;
+}
+
+/**
+ * pathPrecision 1–10 as significant digits of a coordinate: coordinates are rounded to
+ * 10^(digits of the long side − pathPrecision) original pixels. At the default 4, a 400 px
+ * image gets 0.1 px, a 1400 px one whole pixels — the same precision relative to the image.
+ */
+export function decimalPlaces(pathPrecision: number, longSide: number): number {
+  const integerDigits = Math.floor(Math.log10(Math.max(1, longSide))) + 1;
+  return Math.max(0, pathPrecision - integerDigits);
+}
+
+/**
+ * Speckle side used when filterSpeckle is 0 (automatic), in working pixels. Photos keep every
+ * patch: their texture is the picture, and the palette has already flattened sensor and JPEG
+ * noise (a 2×2 filter cost 0.01–0.12 SSIM on every corpus photo). Flat artwork loses its
+ * anti-aliasing specks, except when it had to be traced reduced for its detail (maps, charts):
+ * there a one-pixel patch is a symbol or a line. Upscaled line art never keeps specks under
+ * about one and a half source pixels.
+ */
+export function automaticSpeckle(kind: ImageKind, workingScale: number, dense: boolean): number {
+  switch (kind) {
+    case 'pixelart':
+    case 'photo':
+      return 0;
+    case 'logo':
+      return dense ? 0 : 2;
+    case 'sketch':
+      return Math.max(2, Math.round(workingScale * 1.5));
+  }
+}
+
+/**
+ * curveMode auto. Pixel art stays pixel-exact; nothing else does, not even dense artwork (a map,
+ * a chart) or a photograph, whose pixels would show as squares and stair-steps at 100 % once
+ * traced on a grid coarser than the output. Photos get polygons: they fit the palette's ragged
+ * region edges with a third of the bytes of splines at the same fidelity. Other artwork and line
+ * art get splines, dense artwork polygons (its buildings, lettering and hairlines are a few
+ * working pixels, which spline fitting rounds away).
+ */
+export function resolveCurveMode(curveMode: CurveMode, kind: ImageKind, dense: boolean): ResolvedCurveMode {
+  if (curveMode !== 'auto') return curveMode;
+  if (kind === 'pixelart') return 'none';
+  return kind === 'photo' || (kind === 'logo' && dense) ? 'polygon' : 'spline';
+}
+
+const SIMPLIFY_MODE: Record<ResolvedCurveMode, PathSimplifyMode> = {
+  none: PathSimplifyMode.None,
+  polygon: PathSimplifyMode.Polygon,
+  spline: PathSimplifyMode.Spline,
+};
+
+export interface TraceSettings {
+  /** Exact pixel outlines (no simplification), fitted afterwards by the engine (ink on its own grid). */
+  exactOutlines?: boolean;
+  kind: ImageKind;
+  curveMode: ResolvedCurveMode;
+  /** Working pixels per original pixel (≤ 1). */
+  workingScale: number;
+  /** Shrunk to under half its pixels to fit the tracer budget (prepare.ts, PreparedImage.dense). */
+  dense: boolean;
+}
+
+/** The VTracer configuration for these params on this kind of picture. */
+export function buildTracerConfig(params: TraceParams, settings: TraceSettings): Config {
+  // Automatic speckle is in working pixels, but never finer than one source pixel of upscaled line art.
+  const speckle =
+    params.filterSpeckle === 0
+      ? automaticSpeckle(settings.kind, settings.workingScale, settings.dense)
+      : Math.max(1, Math.round(params.filterSpeckle * settings.workingScale));
+  // Colour images arrive reduced to a palette (prepare.ts), pixel art with its own colours:
+  // either way the tracer must keep every colour it is given.
+  return {
+    colorMode: settings.kind === 'sketch' ? ColorMode.Binary : ColorMode.Color,
+    // Stacked layers overlap their neighbours, so no background shows through between shapes.
+    hierarchical: Hierarchical.Stacked,
+    filterSpeckle: speckle,
+    colorPrecision: 8,
+    layerDifference:
+      settings.kind === 'pixelart'
+        ? 0
+        : (LAYER_DIFFERENCE_STEPS[settings.kind === 'photo' ? 'photo' : 'other'][params.layerDifference] ?? 12),
+    mode: settings.exactOutlines ? PathSimplifyMode.None : SIMPLIFY_MODE[settings.curveMode],
+    cornerThreshold: params.cornerThreshold,
+    lengthThreshold: lengthThreshold(params.segmentLength),
+    maxIterations: 10,
+    spliceThreshold: params.spliceThreshold,
+    // Rounding happens once, in original-pixel units; the tracer's own output only needs to be finer.
+    pathPrecision: 2,
+    // Key out transparency whenever there is any, not only when it touches the border.
+    keyingThreshold: 0,
+  };
+}
+
+/**
+ * VTracer on a map of distinct colours: every colour is kept (precision 8, no layer merging),
+ * stacked so no background shows between shapes.
+ */
+export function regionMapTracerConfig(params: TraceParams, curveMode: ResolvedCurveMode, factor: number): Config {
+  return {
+    colorMode: ColorMode.Color,
+    hierarchical: Hierarchical.Stacked,
+    // Patches under a quarter of a segmented pixel are resampling noise of the finer grid.
+    filterSpeckle: Math.max(1, Math.round(factor / 2)),
+    colorPrecision: 8,
+    layerDifference: 0,
+    // Splines are fitted here (curves.ts), to polygons the tracer has cleaned of staircases.
+    mode: curveMode === 'spline' ? PathSimplifyMode.Polygon : SIMPLIFY_MODE[curveMode],
+    cornerThreshold: params.cornerThreshold,
+    lengthThreshold: lengthThreshold(params.segmentLength),
+    maxIterations: 10,
+    spliceThreshold: params.spliceThreshold,
+    pathPrecision: 2,
+    keyingThreshold: 0,
+  };
+}
+
+/** Islands of the second paper smaller than this many mask pixels across are dropped (two paper-grid cells). */
+const SECOND_PAPER_SPECKLE = 8;
+
+/** Line art's second paper tone, traced from its mask with the ink's settings but coarser specks. */
+export function secondPaperTracerConfig(inkConfig: Config): Config {
+  return { ...inkConfig, filterSpeckle: SECOND_PAPER_SPECKLE };
+}
+
+/**
+ * Alpha is made binary for the tracer (VTracer keys out alpha 0 and ignores alpha otherwise);
+ * partly transparent layers get their opacity back afterwards from the source alpha.
+ */
+export function binariseAlpha(rgba: Buffer): Buffer {
+  const out = Buffer.from(rgba);
+  for (let i = 3; i < out.length; i += 4) {
+    if ((out[i] as number) < 128) {
+      out[i - 3] = 0;
+      out[i - 2] = 0;
+      out[i - 1] = 0;
+      out[i] = 0;
+    } else {
+      out[i] = 255;
+    }
+  }
+  return out;
+}
+
+export async function runTracer(rgba: Buffer, width: number, height: number, config: Config): Promise<string> {
+  return vectorizeRaw(rgba, { width, height }, config);
+}

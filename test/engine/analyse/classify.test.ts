@@ -1,0 +1,180 @@
+// One image per rule of `mode: auto` (docs/parameters.md, "How auto decides"): each test checks the
+// kind the whole conversion picks, and the statistic the rule turns on, so a pass is not luck.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import sharp from 'sharp';
+import { blockScale, blockSize, classifyImage, measureImage, RULES, type ImageStats } from '../../../src/engine/analyse/classify.ts';
+import { renderSvg } from '../../../src/engine/check/render.ts';
+import { resolveCurveMode } from '../../../src/engine/trace/vtracer.ts';
+import { convertImage } from '../../../src/engine/convert.ts';
+import { DEFAULT_PARAMS } from '../../../src/engine/params.ts';
+import { antiAliasedIcon, flatIllustrationJpeg, gradientEmoji, greyscalePhoto, handwritingPath, handwrittenLetter, letterOnMount, pixelSprite, renderSvg as renderFixture } from '../fixtures.ts';
+
+const LIMITS = { maxInputPixels: 100_000_000 };
+
+async function chosenKind(image: Buffer): Promise<string> {
+  return (await convertImage({ image, params: DEFAULT_PARAMS }, LIMITS)).chosen.mode;
+}
+
+/** The statistics of an image small enough to be measured whole, as the classifier measures it. */
+async function statsOf(image: Buffer): Promise<ImageStats> {
+  const { data, info } = await sharp(image).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+  return measureImage(data, info.width, info.height);
+}
+
+test('pixel art: hard edges, few colours, no anti-aliasing blends, binary alpha → pixelart', async () => {
+  const sprite = await pixelSprite(40, 5);
+  const stats = await statsOf(sprite);
+  assert.ok(stats.colourEdges >= RULES.pixelArt.minColourEdges, `colourEdges ${stats.colourEdges}`);
+  assert.ok(stats.aaBlendShare <= RULES.pixelArt.maxAaBlendShare, `aaBlendShare ${stats.aaBlendShare}`);
+  assert.equal(stats.hardAlphaShare, 1);
+  assert.equal(await chosenKind(sprite), 'pixelart');
+});
+
+test('pixel art enlarged 4× by repeating pixels is measured at its own grid and stays pixelart', async () => {
+  const enlarged = await pixelSprite(40, 5, 4);
+  const { data, info } = await sharp(enlarged).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+  assert.equal(blockScale(data, info.width, info.height), 4);
+  const stats = measureImage(data, info.width, info.height);
+  assert.equal(stats.pixelScale, 4);
+  // Measured on the 160 px image itself, four in five neighbours would be equal: flat artwork.
+  assert.ok(stats.equalNeighbourShare < RULES.pixelArt.maxEqualNeighbourShare);
+  assert.equal(await chosenKind(enlarged), 'pixelart');
+});
+
+test('an anti-aliased 32 px icon is logo, not pixel art: its edges are blends and its alpha is soft', async () => {
+  const icon = await antiAliasedIcon(32);
+  const stats = await statsOf(icon);
+  assert.ok(stats.distinctColours <= RULES.pixelArt.maxColours, 'few enough colours to pass for pixel art');
+  assert.ok(stats.aaBlendShare > RULES.pixelArt.maxAaBlendShare, `aaBlendShare ${stats.aaBlendShare}`);
+  assert.ok(stats.hardAlphaShare < RULES.pixelArt.minHardAlphaShare, `hardAlphaShare ${stats.hardAlphaShare}`);
+  assert.equal(await chosenKind(icon), 'logo');
+});
+
+test('an emoji of 48 px drawn in gradients is logo: too small for the flat-colour test to see its fills', async () => {
+  const emoji = await gradientEmoji(48);
+  const stats = await statsOf(emoji);
+  assert.ok(stats.equalNeighbourShare <= RULES.flatColour.minEqualNeighbourShare, `equalNeighbourShare ${stats.equalNeighbourShare}`);
+  assert.ok(stats.nearFlatShare <= RULES.flatColour.minNearFlatShare, `nearFlatShare ${stats.nearFlatShare}`);
+  assert.equal(classifyImage(stats, { originalWidth: 48, originalHeight: 48, palette: false }), 'logo');
+  assert.equal(await chosenKind(emoji), 'logo');
+});
+
+test('handwriting on yellowed paper under uneven light, as JPEG, is ink on paper → sketch', async () => {
+  const letter = await handwrittenLetter({ width: 640, height: 420, paper: [236, 222, 186], ink: [60, 38, 22], darkestLight: 0.55, seed: 7 });
+  const { ink } = await statsOf(letter);
+  assert.ok(ink, 'an opaque image is measured as ink on paper');
+  assert.ok(ink.offLineShare <= RULES.inkOnPaper.maxOffLineShare, `offLineShare ${ink.offLineShare}`);
+  assert.ok(ink.continuousToneShare <= RULES.inkOnPaper.maxContinuousToneShare, `continuousToneShare ${ink.continuousToneShare}`);
+  assert.equal(await chosenKind(letter), 'sketch');
+});
+
+test('a letter on a grey mount is ink on paper → sketch', async () => {
+  const { image } = await letterOnMount(9);
+  assert.equal(await chosenKind(image), 'sketch');
+});
+
+test('a greyscale photograph is photo: its colours lie on one line too, but its tones are continuous', async () => {
+  const photo = await greyscalePhoto(640, 480, 3);
+  const stats = await statsOf(photo);
+  assert.ok(stats.ink);
+  assert.ok(stats.ink.offLineShare <= RULES.inkOnPaper.maxOffLineShare, 'grey, like a scan');
+  assert.ok(stats.ink.continuousToneShare > RULES.inkOnPaper.maxContinuousToneShare, `continuousToneShare ${stats.ink.continuousToneShare}`);
+  assert.equal(await chosenKind(photo), 'photo');
+});
+
+test('flat-colour artwork saved as JPEG is logo: its neighbours are equal up to the JPEG noise', async () => {
+  const skyline = await flatIllustrationJpeg(640, 420, 11);
+  const stats = await statsOf(skyline);
+  assert.ok(stats.equalNeighbourShare <= RULES.flatColour.minEqualNeighbourShare, `JPEG noise breaks exact equality: ${stats.equalNeighbourShare}`);
+  assert.ok(stats.nearFlatShare > RULES.flatColour.minNearFlatShare, `nearFlatShare ${stats.nearFlatShare}`);
+  assert.ok(stats.offAxisShare > RULES.flatColour.minOffAxisShare, 'a colour image');
+  assert.equal(await chosenKind(skyline), 'logo');
+});
+
+// The fail-safe rules of issue 18: what a wrong guess may never do.
+
+/** Share of the image drawn at least half opaque, in the PNG and in the SVG rendered at its size. */
+async function coverages(image: Buffer, svg: string): Promise<{ source: number; result: number }> {
+  const { data, info } = await sharp(image).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+  const rendered = renderSvg(svg, info.width, info.height);
+  const share = (rgba: Uint8Array) => {
+    let opaque = 0;
+    for (let i = 3; i < rgba.length; i += 4) if ((rgba[i] as number) >= 128) opaque++;
+    return opaque / (info.width * info.height);
+  };
+  return { source: share(data), result: share(rendered) };
+}
+
+async function drawn(svg: string): Promise<Buffer> {
+  const { rgba, width, height } = await renderFixture(svg);
+  return sharp(rgba, { raw: { width, height, channels: 4 } }).png().toBuffer();
+}
+
+test('fail-safe: light artwork on transparency is artwork, not the paper of a drawing; its coverage survives', async () => {
+  // A near-white glyph with one dark detail, as the issue's document icon.
+  const glyph = await drawn(
+    '<svg xmlns="http://www.w3.org/2000/svg" width="96" height="96"><path d="M20 8h40l16 16v64H20z" fill="#f3f4f6"/><path d="M30 40h36v4H30z" fill="#1f2937"/></svg>',
+  );
+  const result = await convertImage({ image: glyph, params: DEFAULT_PARAMS }, LIMITS);
+  assert.equal(result.chosen.mode, 'logo');
+  const { source, result: traced } = await coverages(glyph, result.svg);
+  assert.ok(Math.abs(source - traced) < 0.02, `coverage ${source.toFixed(3)} → ${traced.toFixed(3)}`);
+});
+
+test('fail-safe: line art on transparency traced as ink keeps every opaque pixel (the paper is painted, not dropped)', async () => {
+  // A white figure outlined in black, on transparency, forced through the ink path.
+  const figure = await drawn(
+    '<svg xmlns="http://www.w3.org/2000/svg" width="320" height="240"><ellipse cx="160" cy="120" rx="110" ry="80" fill="#fff" stroke="#000" stroke-width="6"/><path d="M110 110q50 40 100 0" fill="none" stroke="#000" stroke-width="4"/></svg>',
+  );
+  const result = await convertImage({ image: figure, params: { ...DEFAULT_PARAMS, mode: 'sketch' } }, LIMITS);
+  assert.equal(result.chosen.mode, 'sketch');
+  const { source, result: traced } = await coverages(figure, result.svg);
+  assert.ok(Math.abs(source - traced) < 0.01, `coverage ${source.toFixed(3)} → ${traced.toFixed(3)}`);
+  // Inside the figure, white: the paper is there.
+  const inside = renderSvg(result.svg, 320, 240).subarray((60 * 320 + 160) * 4, (60 * 320 + 160) * 4 + 4);
+  assert.deepEqual([...inside], [255, 255, 255, 255]);
+});
+
+test('fail-safe: a photograph is never traced pixel-exact, nor is dense artwork', async () => {
+  const photo = await greyscalePhoto(1800, 1350, 5);
+  const result = await convertImage({ image: photo, params: DEFAULT_PARAMS }, LIMITS);
+  assert.equal(result.chosen.mode, 'photo');
+  assert.notEqual(result.chosen.curveMode, 'none');
+  assert.ok(result.check.attempts.every((attempt) => attempt.curveMode !== 'none'));
+  assert.equal(resolveCurveMode('auto', 'logo', true), 'polygon');
+  assert.equal(resolveCurveMode('auto', 'photo', true), 'polygon');
+});
+
+test('fail-safe: pixel art needs positive evidence — a grey 1-bit drawing is not pixel art, however hard its edges', async () => {
+  const { rgba, width, height } = await renderFixture(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="300" height="200" shape-rendering="crispEdges"><rect width="300" height="200" fill="#fff"/><path d="${handwritingPath({ x: 10, y: 10, width: 280, height: 180 }, 3, 30)}" fill="none" stroke="#000" stroke-width="3"/></svg>`,
+  );
+  const image = await sharp(rgba, { raw: { width, height, channels: 4 } }).png().toBuffer();
+  const stats = await statsOf(image);
+  assert.ok(stats.aaBlendShare <= RULES.pixelArt.maxAaBlendShare, 'no anti-aliasing at all');
+  assert.notEqual(classifyImage(stats, { originalWidth: width, originalHeight: height, palette: false }), 'pixelart');
+  assert.notEqual(await chosenKind(image), 'pixelart');
+});
+
+test('fail-safe: pixel art enlarged unevenly (5 × 6 blocks) is found at its own grid', async () => {
+  const native = await pixelSprite(40, 8);
+  const stretched = await sharp(native).resize(200, 240, { kernel: 'nearest', fit: 'fill' }).png().toBuffer();
+  const { data, info } = await sharp(stretched).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+  assert.deepEqual(blockSize(data, info.width, info.height), { width: 5, height: 6 });
+  assert.equal(await chosenKind(stretched), 'pixelart');
+});
+
+test('fail-safe: a small greyscale photograph is a photo, not an icon and not ink', async () => {
+  for (const side of [64, 128]) {
+    const photo = await sharp(await greyscalePhoto(640, 480, 3)).resize(side).png().toBuffer();
+    assert.equal(await chosenKind(photo), 'photo', `${side} px`);
+  }
+});
+
+test('fail-safe: a small glyph on white is never ink; a colour glyph keeps its colour', async () => {
+  const heart = await drawn('<svg xmlns="http://www.w3.org/2000/svg" width="48" height="48"><rect width="48" height="48" fill="#fff"/><path d="M24 42 6 24a10 10 0 0 1 18-14 10 10 0 0 1 18 14z" fill="#e11d48"/></svg>');
+  const result = await convertImage({ image: heart, params: DEFAULT_PARAMS }, LIMITS);
+  assert.equal(result.chosen.mode, 'logo');
+  assert.match(result.svg, /fill="#e[01][0-9a-f]{4}"/i);
+});

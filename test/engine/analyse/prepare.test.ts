@@ -1,0 +1,45 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { countBoundaries, countRegions, mergeSpecks } from '../../../src/engine/analyse/prepare.ts';
+
+/** An RGBA image from rows of letters, one colour per letter. */
+function image(rows: string[]): { rgba: Buffer; width: number; height: number } {
+  const width = rows[0]?.length ?? 0;
+  const rgba = Buffer.alloc(width * rows.length * 4);
+  rows.forEach((row, y) => {
+    for (let x = 0; x < width; x++) rgba.writeUInt32LE((row.charCodeAt(x) | 0xff000000) >>> 0, (y * width + x) * 4);
+  });
+  return { rgba, width, height: rows.length };
+}
+
+test('countRegions counts 4-connected areas of one colour', () => {
+  const picture = image(['aab', 'bab', 'bba']);
+  // a: the top-left L of three pixels, and the lone corner; b: the right column, and the lower-left L.
+  assert.equal(countRegions(picture.rgba, picture.width, picture.height), 4);
+  const flat = image(['aaa', 'aaa']);
+  assert.equal(countRegions(flat.rgba, flat.width, flat.height), 1);
+  const diagonal = image(['ab', 'ba']);
+  assert.equal(countRegions(diagonal.rgba, diagonal.width, diagonal.height), 4, 'diagonal neighbours are not connected');
+});
+
+test('countBoundaries counts pixels whose right or lower neighbour differs', () => {
+  const picture = image(['aab', 'aab', 'ccc']);
+  // Inner pixels (2×2 block): (0,0) same right and below; (1,0) right differs; (0,1) below differs; (1,1) both differ.
+  assert.equal(countBoundaries(picture.rgba, picture.width, picture.height), 3);
+});
+
+/** The image back as rows of letters. */
+function rows(rgba: Buffer, width: number): string[] {
+  const letters: string[] = [];
+  for (let i = 0; i < rgba.length; i += 4) letters.push(String.fromCharCode(rgba.readUInt32LE(i) & 0xff));
+  return Array.from({ length: letters.length / width }, (_, y) => letters.slice(y * width, (y + 1) * width).join(''));
+}
+
+test('mergeSpecks gives specks the nearest colour around them and keeps larger areas', () => {
+  // 'b' (98) is a lone pixel between 'a' (97) and 'z' (122): it joins 'a'. The 'yy' pair joins
+  // its neighbour 'z' at speck size 2 and stays at 1; the 3-pixel 'ccc' always stays.
+  const { rgba, width, height } = image(['aaaazzzz', 'aabazzyy', 'aaaazzzz', 'cccazzzz']);
+  assert.deepEqual(rows(mergeSpecks(rgba, width, height, 1), width), ['aaaazzzz', 'aaaazzyy', 'aaaazzzz', 'cccazzzz']);
+  assert.deepEqual(rows(mergeSpecks(rgba, width, height, 2), width), ['aaaazzzz', 'aaaazzzz', 'aaaazzzz', 'cccazzzz']);
+  assert.equal(countRegions(mergeSpecks(rgba, width, height, 2), width, height), 3);
+});

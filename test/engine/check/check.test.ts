@@ -1,0 +1,115 @@
+// The self-check (src/engine/check/): a faithful result scores high and carries no signature; a
+// result with a region removed, or traced as the wrong kind, is caught, traced again and replaced.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import sharp from 'sharp';
+import { checkSvg, signaturesOf, type CheckReference } from '../../../src/engine/check/check.ts';
+import { compareImages } from '../../../src/engine/check/compare.ts';
+import { renderSvg } from '../../../src/engine/check/render.ts';
+import { convertImage } from '../../../src/engine/convert.ts';
+import { DEFAULT_PARAMS } from '../../../src/engine/params.ts';
+import { corpusImage as corpusFile } from '../corpus.ts';
+
+const LIMITS = { maxInputPixels: 100_000_000 };
+const FOX = 'clipart/noto_emoji_u1f98a_fox_512.png';
+
+async function referenceOf(image: Buffer): Promise<CheckReference> {
+  const { data, info } = await sharp(image).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+  return { rgba: data, width: info.width, height: info.height };
+}
+
+const FACTS = { kind: 'logo', curveMode: 'spline', tracedScale: 1, pixelGrid: false } as const;
+
+/** The SVG without its `index`-th path element (counting from 0). */
+function withoutPath(svg: string, index: number): string {
+  let seen = -1;
+  return svg.replace(/<path\b[^>]*\/>/g, (element) => (++seen === index ? '' : element));
+}
+
+test('a faithful trace scores high and shows no signature', async () => {
+  const image = corpusFile(FOX);
+  const result = await convertImage({ image, params: DEFAULT_PARAMS }, { ...LIMITS, noRetrace: true });
+  const report = checkSvg(result.svg, await referenceOf(image), FACTS);
+  assert.ok(report.fidelity > 0.85, `fidelity ${report.fidelity}`);
+  assert.deepEqual(report.signatures, []);
+  assert.equal(report.fidelity, result.fidelity, 'the engine reports the score of the result it returns');
+});
+
+test('a trace with a region removed is caught: fidelity falls and the region or coverage signature fires', async () => {
+  const image = corpusFile(FOX);
+  const reference = await referenceOf(image);
+  const { svg } = await convertImage({ image, params: DEFAULT_PARAMS }, { ...LIMITS, noRetrace: true });
+  const whole = checkSvg(svg, reference, FACTS);
+  // Each path removed in turn; the one whose loss the check scores worst is the fox's largest part.
+  const paths = svg.match(/<path\b/g)?.length ?? 0;
+  assert.ok(paths > 3);
+  let worst = whole;
+  for (let index = 0; index < paths; index++) {
+    const report = checkSvg(withoutPath(svg, index), reference, FACTS);
+    if (report.fidelity < worst.fidelity) worst = report;
+  }
+  assert.ok(worst.fidelity < whole.fidelity - 0.1, `${worst.fidelity} against ${whole.fidelity}`);
+  assert.ok(worst.signatures.includes('region') || worst.signatures.includes('coverage'), `signatures ${worst.signatures.join(', ')}`);
+});
+
+test('an empty result for opaque artwork is coverage lost and faint', async () => {
+  const image = corpusFile('logo/flag_br_noto.png');
+  const reference = await referenceOf(image);
+  const empty = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${reference.width} ${reference.height}"></svg>`;
+  const report = checkSvg(empty, reference, FACTS);
+  assert.ok(report.comparison.coverageLost > 0.95, `lost ${report.comparison.coverageLost}`);
+  assert.ok(report.signatures.includes('coverage') && report.signatures.includes('faint'), report.signatures.join(', '));
+});
+
+test('light artwork on transparency is compared on a dark ground too: gone, it is caught', async () => {
+  // A near-white disc on transparency: on white it would look the same as nothing.
+  const size = 96;
+  const disc = `<svg xmlns="http://www.w3.org/2000/svg" width="${size}" height="${size}"><circle cx="48" cy="48" r="36" fill="#f3f4f6"/></svg>`;
+  const reference = { rgba: renderSvg(disc, size, size), width: size, height: size };
+  const nothing = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${size} ${size}"></svg>`;
+  const comparison = compareImages(reference.rgba, renderSvg(nothing, size, size), size, size);
+  assert.ok(comparison.deltaE > 0.3, `mean Oklab ΔE ${comparison.deltaE}`);
+  assert.ok(checkSvg(nothing, reference, FACTS).signatures.includes('coverage'));
+  assert.deepEqual(checkSvg(disc, reference, FACTS).signatures, []);
+});
+
+test('traced as the wrong kind, the image is traced again and the better result kept', async () => {
+  // The fox emoji forced through the ink path (as a misclassification would send it).
+  const result = await convertImage({ image: corpusFile(FOX), params: DEFAULT_PARAMS }, { ...LIMITS, kind: 'sketch' });
+  const [first, ...others] = result.check.attempts;
+  assert.equal(first?.kind, 'sketch');
+  assert.ok(result.check.signatures.length > 0, 'the ink trace of a colour emoji is caught');
+  assert.ok(result.check.retraced);
+  assert.ok(others.length > 0);
+  assert.equal(result.chosen.mode, 'logo');
+  assert.ok(result.fidelity > (first?.fidelity ?? 1) + 0.1, `${result.fidelity} against ${first?.fidelity}`);
+  assert.ok(result.check.retraceMs > 0);
+});
+
+test('a kind chosen by the caller is kept: the check traces again only with the caller’s kind', async () => {
+  const result = await convertImage({ image: corpusFile(FOX), params: { ...DEFAULT_PARAMS, mode: 'sketch' } }, LIMITS);
+  assert.equal(result.chosen.mode, 'sketch');
+  assert.ok(result.check.attempts.every((attempt) => attempt.kind === 'sketch'));
+});
+
+test('signatures: squares for pixel-exact outlines on a coarse grid, blobs for pixel art traced smooth', () => {
+  const { comparison } = checkSvg(
+    '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 8 8"><path d="M0 0h8v8h-8z" fill="#000"/></svg>',
+    { rgba: Buffer.from(new Uint8Array(8 * 8 * 4).map((_, i) => (i % 4 === 3 ? 255 : 0))), width: 8, height: 8 },
+    FACTS,
+  );
+  assert.deepEqual(signaturesOf(comparison, 1, FACTS), []);
+  assert.deepEqual(signaturesOf(comparison, 1, { ...FACTS, curveMode: 'none', tracedScale: 0.5 }), ['squares']);
+  assert.deepEqual(signaturesOf(comparison, 1, { ...FACTS, curveMode: 'none', tracedScale: 0.5, kind: 'pixelart' }), []);
+  assert.deepEqual(signaturesOf(comparison, 1, { ...FACTS, pixelGrid: true }), ['blobs']);
+});
+
+test('fidelity is a number 0–1 with three decimals, the same for the same image and params', async () => {
+  const image = corpusFile('logo/visioncortex_icon_400.png');
+  const first = await convertImage({ image, params: DEFAULT_PARAMS }, LIMITS);
+  const second = await convertImage({ image, params: DEFAULT_PARAMS }, LIMITS);
+  assert.ok(first.fidelity >= 0 && first.fidelity <= 1);
+  assert.equal(Math.round(first.fidelity * 1000) / 1000, first.fidelity);
+  assert.equal(first.fidelity, second.fidelity);
+  assert.equal(first.svg, second.svg);
+});

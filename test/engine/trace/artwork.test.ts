@@ -1,0 +1,220 @@
+// The artwork path on drawn fixtures whose truth is known: gradients come back as gradients and
+// flat colours as flat ones, edges land where the anti-aliasing puts them, thin lines and gaps
+// survive, straight edges stay straight and corners stay corners.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { Resvg } from '@resvg/resvg-js';
+import sharp from 'sharp';
+import { convertImage } from '../../../src/engine/convert.ts';
+import { DEFAULT_PARAMS } from '../../../src/engine/params.ts';
+
+const LIMITS = { maxInputPixels: 100_000_000, kind: 'logo' as const };
+
+/** An RGBA image drawn by a coverage function: (x, y) of the pixel's centre → [r, g, b, a] or null, supersampled 8×8. */
+async function drawn(width: number, height: number, paint: (x: number, y: number) => [number, number, number, number] | null): Promise<Buffer> {
+  const rgba = Buffer.alloc(width * height * 4);
+  const samples = 8;
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const sum = [0, 0, 0, 0];
+      for (let sy = 0; sy < samples; sy++) {
+        for (let sx = 0; sx < samples; sx++) {
+          const colour = paint(x + (sx + 0.5) / samples, y + (sy + 0.5) / samples);
+          if (!colour) continue;
+          const a = colour[3] / 255;
+          for (let c = 0; c < 3; c++) sum[c] = (sum[c] as number) + (colour[c] as number) * a;
+          sum[3] = (sum[3] as number) + a;
+        }
+      }
+      const coverage = (sum[3] as number) / (samples * samples);
+      const i = (y * width + x) * 4;
+      if (coverage > 0) for (let c = 0; c < 3; c++) rgba[i + c] = Math.round((sum[c] as number) / (sum[3] as number));
+      rgba[i + 3] = Math.round(coverage * 255);
+    }
+  }
+  return sharp(rgba, { raw: { width, height, channels: 4 } }).png().toBuffer();
+}
+
+async function traced(image: Buffer) {
+  return convertImage({ image, params: { ...DEFAULT_PARAMS } }, LIMITS);
+}
+
+function render(svg: string, width: number, background = '#ffffff'): { pixels: Buffer; width: number; height: number } {
+  const rendered = new Resvg(svg, { fitTo: { mode: 'width', value: width }, background }).render();
+  return { pixels: rendered.pixels, width: rendered.width, height: rendered.height };
+}
+
+function luma(pixels: Buffer, width: number, x: number, y: number): number {
+  const i = (y * width + x) * 4;
+  return 0.299 * (pixels[i] as number) + 0.587 * (pixels[i + 1] as number) + 0.114 * (pixels[i + 2] as number);
+}
+
+test('a smooth ramp is filled with a linear gradient, a flat patch beside it with one colour', async () => {
+  const image = await drawn(128, 96, (x, y) => {
+    if (x >= 8 && x < 72 && y >= 8 && y < 88) return [40 + Math.round(((x - 8) / 64) * 200), 80, 200 - Math.round(((x - 8) / 64) * 150), 255];
+    if (x >= 84 && x < 120 && y >= 20 && y < 76) return [230, 120, 20, 255];
+    return null;
+  });
+  const { svg } = await traced(image);
+  const gradients = [...svg.matchAll(/<linearGradient id="(g\d+)"[^>]*x1="([\d.]+)"[^>]*x2="([\d.]+)"/g)];
+  assert.equal(gradients.length, 1, svg);
+  const [, , x1, x2] = gradients[0] as RegExpMatchArray;
+  assert.ok(Math.abs(Number(x2) - Number(x1)) > 50, 'the gradient runs across the ramp, left to right');
+  assert.match(svg, /fill="#e67814"/, 'the flat patch keeps its exact colour');
+  // The picture is the ramp: no bands (each column's colour follows the ramp within a few levels).
+  const { pixels, width } = render(svg, 128);
+  for (let x = 12; x < 68; x += 4) {
+    const expected = 40 + ((x + 0.5 - 8) / 64) * 200;
+    assert.ok(Math.abs((pixels[(48 * width + x) * 4] as number) - expected) <= 6, `red at column ${x}`);
+  }
+});
+
+test('a round blob lit from its centre is filled with a radial gradient', async () => {
+  const image = await drawn(96, 96, (x, y) => {
+    const r = Math.hypot(x - 48, y - 48);
+    if (r > 40) return null;
+    const t = r / 40;
+    return [Math.round(250 - 150 * t), Math.round(220 - 170 * t), 60, 255];
+  });
+  const { svg } = await traced(image);
+  assert.match(svg, /<radialGradient id="g0"[^>]*cx="4[6-9](\.\d+)?" cy="4[6-9](\.\d+)?"/, svg.slice(0, 600));
+  assert.match(svg, /fill="url\(#g0\)"/);
+});
+
+test('gradients render the same in resvg and in Chromium', async (t) => {
+  const { chromiumSkip, launchBrowser } = await import('../../helpers/browser.ts');
+  const skip = chromiumSkip();
+  if (skip) {
+    t.skip(skip);
+    return;
+  }
+  const image = await drawn(96, 96, (x, y) => {
+    const r = Math.hypot(x - 40, y - 40);
+    if (x > 8 && x < 88 && y > 8 && y < 88 && r > 30) return [20, Math.round(60 + 2 * y), 160, 255];
+    if (r <= 30) return [Math.round(255 - 4 * r), 200, 40, 255];
+    return null;
+  });
+  const { svg } = await traced(image);
+  assert.match(svg, /Gradient id="g\d+"/);
+  const size = 288;
+  const fromResvg = render(svg, size);
+  const browser = await launchBrowser();
+  try {
+    const page = await browser.newPage({ viewport: { width: size, height: size } });
+    const sized = svg.replace(/ width="\d+" height="\d+"/, ` width="${size}" height="${size}"`);
+    await page.setContent(`<html><body style="margin:0;background:#fff">${sized}</body></html>`);
+    const shot = await page.screenshot({ clip: { x: 0, y: 0, width: size, height: size } });
+    const fromChromium = await sharp(shot).ensureAlpha().raw().toBuffer();
+    let difference = 0;
+    for (let i = 0; i < fromChromium.length; i += 4) {
+      for (let c = 0; c < 3; c++) difference += Math.abs((fromChromium[i + c] as number) - (fromResvg.pixels[i + c] as number));
+    }
+    const mean = difference / ((fromChromium.length / 4) * 3);
+    assert.ok(mean < 2, `mean difference ${mean.toFixed(2)} levels`);
+  } finally {
+    await browser.close();
+  }
+});
+
+test('edges land at the sub-pixel position the anti-aliasing gives', async () => {
+  // A bar whose left edge is at x = 10.3 and right edge at 30.7, over 16 px: traced and shown at 10×.
+  const image = await drawn(40, 16, (x) => (x >= 10.3 && x < 30.7 ? [20, 20, 20, 255] : [250, 250, 250, 255]));
+  const { svg } = await traced(image);
+  const { pixels, width } = render(svg, 400);
+  const row = 80;
+  const crossing = (from: number, to: number) => {
+    for (let x = from; x !== to; x += Math.sign(to - from)) if (luma(pixels, width, x, row) < 135) return x;
+    return -1;
+  };
+  const left = crossing(0, 399) / 10;
+  const right = (crossing(399, 0) + 1) / 10;
+  assert.ok(Math.abs(left - 10.3) <= 0.15, `left edge at ${left}`);
+  assert.ok(Math.abs(right - 30.7) <= 0.15, `right edge at ${right}`);
+});
+
+test('a line and a gap one pixel wide survive', async () => {
+  const image = await drawn(64, 48, (x, y) => {
+    if (y >= 8 && y < 40 && x >= 10 && x < 11) return [10, 10, 10, 255]; // a dark line 1 px wide
+    if (y >= 8 && y < 40 && ((x >= 30 && x < 44) || (x >= 45 && x < 58))) return [200, 30, 30, 255]; // two blocks 1 px apart
+    return [250, 250, 250, 255];
+  });
+  const { svg } = await traced(image);
+  const { pixels, width } = render(svg, 512);
+  const scale = 8;
+  for (const y of [12, 24, 36]) {
+    assert.ok(luma(pixels, width, Math.round(10.5 * scale), y * scale) < 100, `the line at row ${y}`);
+    assert.ok(luma(pixels, width, Math.round(44.5 * scale), y * scale) > 180, `the gap at row ${y}`);
+    assert.ok(luma(pixels, width, Math.round(37 * scale), y * scale) < 120, `the block at row ${y}`);
+  }
+});
+
+test('a frame a pixel wide along a silhouette stays a frame, in its own colour', async () => {
+  // A light card with a grey border on transparency, the border straddling pixels (as a 48-unit
+  // icon drawn at 128 px puts it): its pixels are partly transparent grey, not the card's colour.
+  const image = await drawn(64, 64, (x, y) => {
+    if (x < 8.4 || x > 55.6 || y < 8.4 || y > 55.6) return null;
+    if (x < 9.6 || x > 54.4 || y < 9.6 || y > 54.4) return [150, 150, 150, 255];
+    return [240, 240, 240, 255];
+  });
+  const { svg } = await traced(image);
+  const scale = 8;
+  // On black, so the border is told from the transparency around it as well as from the card.
+  const { pixels, width } = render(svg, 64 * scale, '#000000');
+  for (const at of [20, 32, 44]) {
+    for (const [x, y, side] of [[9, at, 'left'], [at, 9, 'top'], [55, at, 'right'], [at, 55, 'bottom']] as const) {
+      const value = luma(pixels, width, Math.round(x * scale), Math.round(y * scale));
+      assert.ok(value > 110 && value < 190, `the ${side} border at ${at}: luma ${value.toFixed(0)}`);
+    }
+    assert.ok(luma(pixels, width, 32 * scale, at * scale) > 225, `the card at ${at}`);
+  }
+});
+
+test('a faint dark fringe left by resampling is not drawn as a line', async () => {
+  // A grey card whose silhouette carries a halo an eighth opaque and much darker than the card.
+  const rgba = Buffer.alloc(48 * 48 * 4);
+  for (let y = 7; y < 41; y++) {
+    for (let x = 7; x < 41; x++) {
+      const i = (y * 48 + x) * 4;
+      const fringe = x === 7 || x === 40 || y === 7 || y === 40;
+      rgba.fill(fringe ? 32 : 128, i, i + 3);
+      rgba[i + 3] = fringe ? 32 : 255;
+    }
+  }
+  const { svg } = await traced(await sharp(rgba, { raw: { width: 48, height: 48, channels: 4 } }).png().toBuffer());
+  const scale = 8;
+  const { pixels, width } = render(svg, 48 * scale);
+  for (const at of [16, 24, 32]) {
+    for (const [x, y, side] of [[7.5, at, 'left'], [at, 7.5, 'top'], [40.5, at, 'right'], [at, 40.5, 'bottom']] as const) {
+      const value = luma(pixels, width, Math.round(x * scale), Math.round(y * scale));
+      assert.ok(value > 110, `the ${side} edge at ${at}: luma ${value.toFixed(0)}`);
+    }
+  }
+});
+
+test('a square stays a square (straight sides, sharp corners) and a disc stays round', async () => {
+  const image = await drawn(96, 64, (x, y) => {
+    if (x >= 8.4 && x < 40.4 && y >= 16.2 && y < 48.2) return [30, 90, 200, 255];
+    if (Math.hypot(x - 68, y - 32) < 20) return [200, 60, 30, 255];
+    return null;
+  });
+  const { svg } = await traced(image);
+  const square = /<path d="([^"]+)" fill="#1e5ac8"\/>/.exec(svg)?.[1];
+  assert.ok(square, svg);
+  assert.doesNotMatch(square, /[cC]/, `the square's sides are straight: ${square}`);
+  assert.ok((square.match(/[lhvLHV]/g) ?? []).length <= 4, `four sides: ${square}`);
+  // Both shapes cover what they cover in the drawing, corners included.
+  const { pixels, width } = render(svg, 960, '#ffffff');
+  const inside = (x: number, y: number) => luma(pixels, width, Math.round(x * 10), Math.round(y * 10)) < 200;
+  assert.ok(inside(8.7, 16.5) && inside(40.1, 16.5) && inside(8.7, 47.9) && inside(40.1, 47.9), 'the corners are filled');
+  let wrong = 0;
+  let total = 0;
+  for (let y = 10.05; y < 54; y += 0.5) {
+    for (let x = 46.05; x < 90; x += 0.5) {
+      const r = Math.hypot(x - 68, y - 32);
+      if (Math.abs(r - 20) < 0.3) continue;
+      total++;
+      if (inside(x, y) !== r < 20) wrong++;
+    }
+  }
+  assert.ok(wrong / total < 0.01, `the disc differs from a circle at ${((wrong / total) * 100).toFixed(2)} % of the points`);
+});

@@ -1,0 +1,153 @@
+// Curve fitting on the traced grid (curves.ts): which turns are corners. The grid here is
+// 16 traced pixels per image pixel, as for a 32 px icon traced for 512 px.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { CORNER_ISOLATION, fitOutlines, type CurveOptions } from '../../../src/engine/trace/curves.ts';
+import { PathCommand, type PathGeometry } from '../../../src/engine/geometry.ts';
+
+const PER_PIXEL = 16;
+const OPTIONS: CurveOptions = {
+  tolerance: 1.4,
+  cornerAngle: 60,
+  cornerSpan: 1.5 * PER_PIXEL,
+  sampleStep: 1,
+  spliceAngle: 45,
+  smoothing: PER_PIXEL / 2,
+  straightTolerance: 0.25 * PER_PIXEL,
+  cornerIsolation: CORNER_ISOLATION,
+};
+
+/** A closed polygon through the points, each rounded to the traced grid as a tracer's would be. */
+function polygon(points: [number, number][]): PathGeometry {
+  const geometry: PathGeometry = { commands: [], coords: [] };
+  points.forEach(([x, y], i) => {
+    geometry.commands.push(i === 0 ? PathCommand.move : PathCommand.line);
+    geometry.coords.push(Math.round(x), Math.round(y));
+  });
+  geometry.commands.push(PathCommand.close);
+  return geometry;
+}
+
+/** The points of a fitted outline: line ends, and each cubic sampled along its length. */
+function outlinePoints(geometry: PathGeometry): [number, number][] {
+  const points: [number, number][] = [];
+  let at = 0;
+  let pen: [number, number] = [0, 0];
+  for (const command of geometry.commands) {
+    if (command === PathCommand.move || command === PathCommand.line) {
+      pen = [geometry.coords[at] as number, geometry.coords[at + 1] as number];
+      points.push(pen);
+      at += 2;
+    } else if (command === PathCommand.cubic) {
+      const [x1, y1, x2, y2, x3, y3] = geometry.coords.slice(at, at + 6) as [number, number, number, number, number, number];
+      for (let t = 0.1; t <= 1.0001; t += 0.1) {
+        const s = 1 - t;
+        points.push([
+          s * s * s * pen[0] + 3 * s * s * t * x1 + 3 * s * t * t * x2 + t * t * t * x3,
+          s * s * s * pen[1] + 3 * s * s * t * y1 + 3 * s * t * t * y2 + t * t * t * y3,
+        ]);
+      }
+      pen = [x3, y3];
+      at += 6;
+    }
+  }
+  return points;
+}
+
+test('a dot three pixels across stays round: no corners, every point on the circle', () => {
+  const radius = 1.6 * PER_PIXEL;
+  const circle: [number, number][] = [];
+  for (let i = 0; i < 160; i++) {
+    const angle = (2 * Math.PI * i) / 160;
+    circle.push([100 + radius * Math.cos(angle), 100 + radius * Math.sin(angle)]);
+  }
+  const fitted = fitOutlines(polygon(circle), OPTIONS);
+  // Along a circle every window turns past the corner angle; an octagon of corners would stray 0.12 px from it.
+  const cubics = fitted.commands.filter((command) => command === PathCommand.cubic).length;
+  assert.ok(cubics >= 4, `drawn with curves: ${fitted.commands.join(',')}`);
+  for (const [x, y] of outlinePoints(fitted)) {
+    const off = Math.abs(Math.hypot(x - 100, y - 100) - radius);
+    assert.ok(off < 0.07 * PER_PIXEL, `a point ${off.toFixed(2)} traced px off the circle`);
+  }
+});
+
+test('a square as small keeps its four corners and straight sides', () => {
+  const side = 3 * PER_PIXEL;
+  const square: [number, number][] = [];
+  for (let i = 0; i < side; i++) square.push([100 + i, 100]);
+  for (let i = 0; i < side; i++) square.push([100 + side, 100 + i]);
+  for (let i = 0; i < side; i++) square.push([100 + side - i, 100 + side]);
+  for (let i = 0; i < side; i++) square.push([100, 100 + side - i]);
+  const fitted = fitOutlines(polygon(square), OPTIONS);
+  assert.ok(!fitted.commands.includes(PathCommand.cubic), `straight sides: ${fitted.commands.join(',')}`);
+  const corners = outlinePoints(fitted);
+  for (const [cx, cy] of [[100, 100], [100 + side, 100], [100 + side, 100 + side], [100, 100 + side]] as const) {
+    assert.ok(corners.some(([x, y]) => Math.hypot(x - cx, y - cy) < 1), `a corner at ${cx},${cy}: ${JSON.stringify(corners)}`);
+  }
+});
+
+test('a dot traced as a coarse polygon (a hexagon with sides a pixel and a half long) is drawn round', () => {
+  // The tracer's polygon of an eye or a nose two or three pixels across: every vertex turns 60°,
+  // as sharply as a corner, but so do its neighbours within the same window.
+  const radius = 1.5 * PER_PIXEL;
+  const hexagon: [number, number][] = [];
+  for (let i = 0; i < 6; i++) {
+    const angle = (2 * Math.PI * i) / 6;
+    hexagon.push([100 + radius * Math.cos(angle), 100 + radius * Math.sin(angle)]);
+  }
+  const fitted = fitOutlines(polygon(hexagon), OPTIONS);
+  assert.ok(fitted.commands.filter((command) => command === PathCommand.cubic).length >= 3, `drawn with curves: ${fitted.commands.join(',')}`);
+  const turns = joinTurns(fitted);
+  assert.ok(Math.max(...turns) < 35, `no corners: turns at the joins ${turns.map((turn) => turn.toFixed(0)).join(', ')}°`);
+});
+
+/** The change of direction (degrees) where each segment of a closed outline meets the next. */
+function joinTurns(geometry: PathGeometry): number[] {
+  const segments: { start: [number, number]; end: [number, number] }[] = [];
+  let at = 0;
+  let pen: [number, number] = [0, 0];
+  let begin: [number, number] = [0, 0];
+  const direction = (from: [number, number], to: [number, number]): [number, number] => [to[0] - from[0], to[1] - from[1]];
+  for (const command of geometry.commands) {
+    if (command === PathCommand.move) {
+      pen = [geometry.coords[at] as number, geometry.coords[at + 1] as number];
+      begin = pen;
+      at += 2;
+    } else if (command === PathCommand.line) {
+      const to: [number, number] = [geometry.coords[at] as number, geometry.coords[at + 1] as number];
+      segments.push({ start: direction(pen, to), end: direction(pen, to) });
+      pen = to;
+      at += 2;
+    } else if (command === PathCommand.cubic) {
+      const [x1, y1, x2, y2, x3, y3] = geometry.coords.slice(at, at + 6) as [number, number, number, number, number, number];
+      segments.push({ start: direction(pen, [x1, y1]), end: direction([x2, y2], [x3, y3]) });
+      pen = [x3, y3];
+      at += 6;
+    } else if (command === PathCommand.close && (pen[0] !== begin[0] || pen[1] !== begin[1])) {
+      segments.push({ start: direction(pen, begin), end: direction(pen, begin) });
+    }
+  }
+  return segments.map((segment, k) => {
+    const next = segments[(k + 1) % segments.length] as { start: [number, number] };
+    let turn = Math.atan2(next.start[1], next.start[0]) - Math.atan2(segment.end[1], segment.end[0]);
+    while (turn > Math.PI) turn -= 2 * Math.PI;
+    while (turn < -Math.PI) turn += 2 * Math.PI;
+    return Math.abs((turn * 180) / Math.PI);
+  });
+}
+
+test('a triangle as small keeps its three corners', () => {
+  const side = 4 * PER_PIXEL;
+  const corners: [number, number][] = [[100, 100], [100 + side, 100], [100 + side / 2, 100 + (side * Math.sqrt(3)) / 2]];
+  const outline: [number, number][] = [];
+  for (let k = 0; k < 3; k++) {
+    const [ax, ay] = corners[k] as [number, number];
+    const [bx, by] = corners[(k + 1) % 3] as [number, number];
+    for (let i = 0; i < side; i++) outline.push([ax + ((bx - ax) * i) / side, ay + ((by - ay) * i) / side]);
+  }
+  const fitted = fitOutlines(polygon(outline), OPTIONS);
+  const points = outlinePoints(fitted);
+  for (const [cx, cy] of corners) {
+    assert.ok(points.some(([x, y]) => Math.hypot(x - cx, y - cy) < 1.5), `a corner at ${cx},${cy}: ${JSON.stringify(points)}`);
+  }
+});

@@ -1,0 +1,55 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { DEFAULT_PARAMS } from '../../../src/engine/params.ts';
+import { buildTracerConfig, decimalPlaces, lengthThreshold, resolveCurveMode } from '../../../src/engine/trace/vtracer.ts';
+
+test('pathPrecision counts significant digits of a coordinate', () => {
+  assert.equal(decimalPlaces(4, 400), 1);
+  assert.equal(decimalPlaces(4, 1400), 0);
+  assert.equal(decimalPlaces(4, 32), 2);
+  assert.equal(decimalPlaces(1, 400), 0);
+  assert.equal(decimalPlaces(10, 6000), 6);
+});
+
+test('segmentLength spans VTracer’s useful length range 3.5–10', () => {
+  assert.equal(lengthThreshold(1), 3.5);
+  assert.equal(lengthThreshold(20), 10);
+});
+
+test('curveMode auto: only pixel art pixel-exact; photos and dense artwork polygons, the rest splines', () => {
+  assert.equal(resolveCurveMode('auto', 'pixelart', false), 'none');
+  assert.equal(resolveCurveMode('auto', 'photo', false), 'polygon');
+  assert.equal(resolveCurveMode('auto', 'photo', true), 'polygon');
+  assert.equal(resolveCurveMode('auto', 'logo', false), 'spline');
+  assert.equal(resolveCurveMode('auto', 'logo', true), 'polygon');
+  assert.equal(resolveCurveMode('auto', 'sketch', false), 'spline');
+  assert.equal(resolveCurveMode('spline', 'pixelart', false), 'spline');
+  assert.equal(resolveCurveMode('spline', 'logo', true), 'spline');
+});
+
+test('filterSpeckle 0 keeps every patch of photos and dense artwork, drops specks of plain artwork', () => {
+  const at = (kind: 'photo' | 'logo', dense: boolean) =>
+    buildTracerConfig(DEFAULT_PARAMS, { kind, curveMode: 'polygon', workingScale: 0.5, dense }).filterSpeckle;
+  assert.equal(at('photo', false), 0);
+  assert.equal(at('logo', true), 0);
+  assert.equal(at('logo', false), 2);
+  const chosen = buildTracerConfig({ ...DEFAULT_PARAMS, filterSpeckle: 6 }, { kind: 'photo', curveMode: 'polygon', workingScale: 0.5, dense: false });
+  assert.equal(chosen.filterSpeckle, 3, 'a chosen filterSpeckle applies to photos too, in source pixels');
+});
+
+test('tracer config: binary for line art, exact colours for pixel art, user angles passed through', () => {
+  const params = { ...DEFAULT_PARAMS, cornerThreshold: 90, spliceThreshold: 30, filterSpeckle: 8 };
+  const sketch = buildTracerConfig(params, { kind: 'sketch', curveMode: 'spline', workingScale: 0.5, dense: false });
+  assert.equal(sketch.colorMode, 1);
+  assert.equal(sketch.cornerThreshold, 90);
+  assert.equal(sketch.spliceThreshold, 30);
+  assert.equal(sketch.filterSpeckle, 4, 'filterSpeckle is in source pixels, scaled to the working size');
+  const pixelArt = buildTracerConfig(DEFAULT_PARAMS, { kind: 'pixelart', curveMode: 'none', workingScale: 1, dense: false });
+  assert.equal(pixelArt.colorMode, 0);
+  assert.equal(pixelArt.layerDifference, 0);
+  assert.equal(pixelArt.filterSpeckle, 0);
+  assert.equal(pixelArt.mode, 0);
+  const coarse = buildTracerConfig({ ...DEFAULT_PARAMS, layerDifference: 5 }, { kind: 'logo', curveMode: 'spline', workingScale: 1, dense: false });
+  const fine = buildTracerConfig({ ...DEFAULT_PARAMS, layerDifference: 0 }, { kind: 'logo', curveMode: 'spline', workingScale: 1, dense: false });
+  assert.ok(coarse.layerDifference > fine.layerDifference);
+});
