@@ -54,6 +54,16 @@ export interface Config {
    * the log-in throttle counts per address, so behind a proxy it must be the client's, not the proxy's.
    */
   trustProxy: boolean | string;
+  /** Payments through Stripe Checkout; undefined when STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET are unset. */
+  stripe: StripeConfig | undefined;
+}
+
+export interface StripeConfig {
+  secretKey: string;
+  /** The webhook endpoint's signing secret (whsec_…). */
+  webhookSecret: string;
+  /** STRIPE_API_BASE as the stripe library's host, port and protocol options (tests, stubs, proxies). */
+  apiBase: { host: string; port: number; protocol: 'http' | 'https' } | undefined;
 }
 
 export const DEFAULT_SQLITE_URL = 'sqlite:data/vectorize.db';
@@ -142,6 +152,7 @@ export function loadConfig(env: Env = process.env): Config {
     mailFrom: '',
     sessionSecrets: undefined,
     trustProxy: false,
+    stripe: undefined,
   };
   const publicUrl = (env.PUBLIC_URL?.trim() || `http://localhost:${config.port}`).replace(/\/+$/, '');
   if (!/^https?:\/\/[^/\s]+(\/\S*)?$/.test(publicUrl)) {
@@ -163,6 +174,7 @@ export function loadConfig(env: Env = process.env): Config {
   config.sessionSecrets = secrets && secrets.length > 0 ? secrets : undefined;
   const trustProxy = env.TRUST_PROXY?.trim() ?? '';
   config.trustProxy = trustProxy === '' || trustProxy === 'false' ? false : trustProxy === 'true' ? true : trustProxy;
+  config.stripe = stripeConfig(env, problems);
   if (config.headersTimeoutMs > config.requestTimeoutMs) {
     problems.push(`HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS (${config.requestTimeoutMs})`);
   }
@@ -176,6 +188,38 @@ export function loadConfig(env: Env = process.env): Config {
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+/** Both secrets or neither; their values are never echoed in a message. */
+function stripeConfig(env: Env, problems: string[]): StripeConfig | undefined {
+  const secretKey = env.STRIPE_SECRET_KEY?.trim() || undefined;
+  const webhookSecret = env.STRIPE_WEBHOOK_SECRET?.trim() || undefined;
+  const base = env.STRIPE_API_BASE?.trim() || undefined;
+  if (secretKey === undefined && webhookSecret === undefined) {
+    if (base !== undefined) problems.push('STRIPE_API_BASE is set but STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET are not: set both to enable payments');
+    return undefined;
+  }
+  if (secretKey === undefined) problems.push('STRIPE_SECRET_KEY must be set when STRIPE_WEBHOOK_SECRET is (both enable payments)');
+  else if (!/^(sk|rk)_(test|live)_\S+$/.test(secretKey)) problems.push('STRIPE_SECRET_KEY must be a Stripe secret key (sk_test_…, sk_live_… or a restricted rk_…)');
+  if (webhookSecret === undefined) problems.push('STRIPE_WEBHOOK_SECRET must be set when STRIPE_SECRET_KEY is (both enable payments)');
+  else if (!/^whsec_\S+$/.test(webhookSecret)) problems.push('STRIPE_WEBHOOK_SECRET must be the webhook endpoint\'s signing secret (whsec_…)');
+  let apiBase: StripeConfig['apiBase'];
+  if (base !== undefined) {
+    let url: URL | undefined;
+    try {
+      url = new URL(base);
+    } catch {
+      url = undefined;
+    }
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.hostname === '' || (url.pathname !== '/' && url.pathname !== '') || url.search !== '') {
+      problems.push(`STRIPE_API_BASE must be http(s)://host[:port] with no path, got ${JSON.stringify(base)}`);
+    } else {
+      const protocol = url.protocol === 'http:' ? 'http' : 'https';
+      apiBase = { host: url.hostname.replace(/^\[|\]$/g, ''), port: url.port ? Number(url.port) : protocol === 'http' ? 80 : 443, protocol };
+    }
+  }
+  if (secretKey === undefined || webhookSecret === undefined) return undefined;
+  return { secretKey, webhookSecret, apiBase };
 }
 
 function hostOf(url: string): string {

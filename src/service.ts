@@ -12,6 +12,7 @@ import { createLifecycle, type Lifecycle } from './http/lifecycle.ts';
 import type { Limits, LimitsDeps } from './limits/limits.ts';
 import { createMemoryLimits } from './limits/memory.ts';
 import { createRedisLimits } from './limits/redis.ts';
+import { limitsSubjectOf } from './limits/test-keys.ts';
 import { createMetrics, engineObserver, instrumentEngine, type Metrics } from './metrics/metrics.ts';
 import { openStore, type Store } from './store/database.ts';
 import { withStoreLock, type LockOutcome } from './store/lock.ts';
@@ -19,6 +20,7 @@ import { purgeExpiredResets } from './accounts/credentials.ts';
 import { passwordWork } from './accounts/passwords.ts';
 import { purgeExpiredEmailTokens } from './accounts/verification.ts';
 import { createMailer } from './mail/mailer.ts';
+import { createPayments, endLapsedSubscriptions } from './payments/stripe.ts';
 import { createRedisSessionStore } from './sessions/redis.ts';
 import { connectRedis, type Redis } from './store/redis.ts';
 import { sessionSecrets } from './sessions/secret.ts';
@@ -95,7 +97,10 @@ function scrubUrl(url: string): string {
 
 export function scrubSecrets(line: string): string {
   return line
-    .replace(/vk_[A-Za-z0-9]{16,}/g, 'vk_[redacted]')
+    .replace(/vk_(?:test_)?[A-Za-z0-9]{16,}/g, 'vk_[redacted]')
+    // Stripe's secret key and webhook secret, should a library error ever quote them.
+    .replace(/\b(sk|rk)_(test|live)_[A-Za-z0-9]+/g, '$1_$2_[redacted]')
+    .replace(/\bwhsec_[A-Za-z0-9]+/g, 'whsec_[redacted]')
     .replace(/(Bearer|Basic)(\s|%20|\+)+[^\s"',;]+/gi, '$1 [redacted]')
     // A mailed link's token in a request's URL (the link itself is logged on purpose when SMTP_URL is unset).
     .replace(/("url":")((?:[^"\\]|\\.)*)"/g, (_whole, head: string, url: string) => `${head}${scrubUrl(url)}"`);
@@ -110,7 +115,11 @@ export async function startService(config: Config, overrides: ServiceOverrides =
   const store = await openStore(config.databaseUrl, { poolSize: config.databasePoolSize });
   const limitsDeps: LimitsDeps = {
     now,
-    countSuccessesSince: (accountId, since) => countConversionsSince(store.db, accountId, since),
+    // An account's test keys are a subject of their own (src/limits/test-keys.ts).
+    countSuccessesSince: (subjectId, since) => {
+      const { accountId, test } = limitsSubjectOf(subjectId);
+      return countConversionsSince(store.db, accountId, since, test);
+    },
   };
   // One Redis connection (REDIS_URL) for the limits and the pages' sessions; without it the
   // limits live in this process and the sessions in the store.
@@ -124,6 +133,7 @@ export async function startService(config: Config, overrides: ServiceOverrides =
   const limits: Limits = redis ? createRedisLimits(redis, config.redisPrefix, limitsDeps) : createMemoryLimits(limitsDeps);
   const sessionStore: SessionStore = redis ? createRedisSessionStore(redis, config.redisPrefix) : createSqlSessionStore(store.db);
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, log: logger });
+  const payments = config.stripe ? createPayments(config.stripe, { store, publicUrl: config.publicUrl, now, log: logger }) : undefined;
 
   // One node at a time sweeps (the lock); each step is safe twice over anyway, since a refund
   // is a once-only state change, but one sweeper keeps the nodes from racing for the same rows.
@@ -137,7 +147,8 @@ export async function startService(config: Config, overrides: ServiceOverrides =
         await sessionStore.purgeExpired(now());
         await purgeExpiredResets(store.db, now());
         await purgeExpiredEmailTokens(store.db, now());
-        if (refunded > 0 || purged > 0) logger.info({ refunded, purged }, 'housekeeping');
+        const plansEnded = await endLapsedSubscriptions(store, now());
+        if (refunded > 0 || purged > 0 || plansEnded > 0) logger.info({ refunded, purged, plansEnded }, 'housekeeping');
       });
     } catch (error) {
       metrics.housekeepingPasses.inc({ outcome: 'failed' });
@@ -190,6 +201,7 @@ export async function startService(config: Config, overrides: ServiceOverrides =
         },
       },
       trustProxy: config.trustProxy,
+      payments,
     });
     await app.listen({ port: config.port, host: config.host });
   } catch (error) {

@@ -110,4 +110,34 @@ describe('web application variables', () => {
       assert.doesNotMatch(error.message, /hunter2|short-secret/);
     }
   });
+
+  it('turns payments on with both Stripe secrets, maps STRIPE_API_BASE to host, port and protocol, and refuses half a setup', () => {
+    assert.equal(loadConfig({}).stripe, undefined);
+    const stripe = loadConfig({ STRIPE_SECRET_KEY: 'sk_test_abc', STRIPE_WEBHOOK_SECRET: 'whsec_def', STRIPE_API_BASE: 'http://127.0.0.1:12111' }).stripe;
+    assert.deepEqual(stripe, { secretKey: 'sk_test_abc', webhookSecret: 'whsec_def', apiBase: { host: '127.0.0.1', port: 12111, protocol: 'http' } });
+    assert.deepEqual(loadConfig({ STRIPE_SECRET_KEY: 'rk_live_x', STRIPE_WEBHOOK_SECRET: 'whsec_y', STRIPE_API_BASE: 'https://stripe-proxy.internal' }).stripe?.apiBase, {
+      host: 'stripe-proxy.internal',
+      port: 443,
+      protocol: 'https',
+    });
+    const refusals: [Record<string, string>, RegExp][] = [
+      [{ STRIPE_SECRET_KEY: 'sk_test_abc' }, /STRIPE_WEBHOOK_SECRET must be set/],
+      [{ STRIPE_WEBHOOK_SECRET: 'whsec_def' }, /STRIPE_SECRET_KEY must be set/],
+      [{ STRIPE_SECRET_KEY: 'pk_test_public', STRIPE_WEBHOOK_SECRET: 'whsec_def' }, /STRIPE_SECRET_KEY must be a Stripe secret key/],
+      [{ STRIPE_SECRET_KEY: 'sk_test_abc', STRIPE_WEBHOOK_SECRET: 'secret' }, /STRIPE_WEBHOOK_SECRET must be the webhook endpoint's signing secret/],
+      [{ STRIPE_SECRET_KEY: 'sk_test_abc', STRIPE_WEBHOOK_SECRET: 'whsec_def', STRIPE_API_BASE: 'http://127.0.0.1:1/v1' }, /STRIPE_API_BASE must be http\(s\):\/\/host\[:port\] with no path/],
+      [{ STRIPE_API_BASE: 'http://127.0.0.1:1' }, /STRIPE_API_BASE is set but STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET are not/],
+    ];
+    for (const [env, message] of refusals) {
+      assert.throws(
+        () => loadConfig(env),
+        (error: unknown) => {
+          assert.ok(error instanceof ConfigError);
+          assert.match(error.message, message);
+          assert.doesNotMatch(error.message, /sk_test_abc|whsec_def|pk_test_public/, 'secrets are never echoed');
+          return true;
+        },
+      );
+    }
+  });
 });

@@ -9,6 +9,7 @@ import { recordAudit } from './audit.ts';
 import { addCredits, CREDIT_PACKS } from './credits.ts';
 import { revokeAccountKey, type ApiKeyInfo } from './keys.ts';
 import { updatePlan, type Plan, type PlanChanges } from './plans.ts';
+import { formatMoney, updatePrice, type Price, type PriceChanges } from '../payments/prices.ts';
 
 const limitText = (value: number | null) => (value === null ? 'none' : String(value));
 
@@ -69,5 +70,16 @@ export async function editPlan(db: Kysely<Schema>, actor: string, name: string, 
   if (described.length > 0) {
     await recordAudit(db, { actor, action: `plan ${name} changed`, accountId: null, detail: described.join(', ') }, now);
   }
+  return after;
+}
+
+/** Changes what a pack or plan costs, or takes it off sale; in the audit record. New checkouts use it at once. */
+export async function editPrice(db: Kysely<Schema>, actor: string, product: string, changes: PriceChanges, now = Date.now()): Promise<Price> {
+  const { before, after } = await updatePrice(db, product, changes);
+  const described: string[] = [];
+  const money = (price: Price) => formatMoney(price.unitAmount, price.currency);
+  if (money(before) !== money(after) || before.currency !== after.currency) described.push(`price ${money(before)} → ${money(after)}`);
+  if (before.active !== after.active) described.push(after.active ? 'on sale' : 'off sale');
+  if (described.length > 0) await recordAudit(db, { actor, action: `price ${product} changed`, accountId: null, detail: described.join(', ') }, now);
   return after;
 }

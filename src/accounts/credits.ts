@@ -1,6 +1,8 @@
 // The credit ledger. A conversion on a metered plan reserves one credit before the upload is
 // read (debit), then settles it on success or gives it back on failure (refund). The balance
 // and the ledger change in one transaction, so the ledger's sum always equals the balance.
+// Payments add `pack` rows, refunds and disputes `reversal` rows (and a debt when the balance
+// cannot cover them, settled by the next grants as `debt` rows); see docs/limits.md.
 import type { Kysely } from 'kysely';
 import type { Db } from '../store/database.ts';
 import type { Schema } from '../store/schema.ts';
@@ -124,11 +126,13 @@ export async function refundExpiredReservations(db: Kysely<Schema>, now = Date.n
   return refunded;
 }
 
+export type GrantKind = 'grant' | 'pack';
+
 export async function addCredits(
   db: Kysely<Schema>,
   accountId: string,
   amount: number,
-  kind: 'grant' | 'pack',
+  kind: GrantKind,
   reason: string,
   now = Date.now(),
 ): Promise<number> {
@@ -136,20 +140,125 @@ export async function addCredits(
   if (kind === 'pack' && !(CREDIT_PACKS as readonly number[]).includes(amount)) {
     throw new DomainError('invalid_input', `a credit pack holds ${CREDIT_PACKS.join(', ')} credits, not ${amount}`);
   }
-  return db.transaction().execute(async (trx) => {
-    const row = await trx
-      .updateTable('accounts')
-      .set((eb) => ({ credits: eb('credits', '+', amount) }))
-      .where('id', '=', accountId)
-      .returning('credits')
+  return db.transaction().execute(async (trx) => (await creditAccount(trx, accountId, amount, kind, reason, now)).balance);
+}
+
+/**
+ * Adds `amount` credits inside the caller's transaction. A debt left by a refund or dispute is
+ * settled first: the grant is in the ledger whole, and the part that settles the debt as a
+ * `debt` row beside it, so the ledger's sum stays the balance.
+ */
+export async function creditAccount(
+  trx: Db,
+  accountId: string,
+  amount: number,
+  kind: GrantKind,
+  reason: string,
+  now: number,
+  stripeRef: string | null = null,
+): Promise<{ balance: number; debtSettled: number; debtLeft: number }> {
+  let debtSettled = 0;
+  let debtLeft = 0;
+  // Optimistic: the debt row changes only if no one changed it since it was read (no FOR UPDATE on SQLite).
+  for (;;) {
+    const debt = await trx.selectFrom('credit_debts').select('amount').where('account_id', '=', accountId).executeTakeFirst();
+    const owed = debt ? Number(debt.amount) : 0;
+    if (owed === 0) break;
+    const settle = Math.min(owed, amount);
+    const changed = await trx
+      .updateTable('credit_debts')
+      .set({ amount: owed - settle, updated_at: now })
+      .where('account_id', '=', accountId)
+      .where('amount', '=', owed)
       .executeTakeFirst();
-    if (!row) throw new DomainError('not_found', 'no such account');
+    if (Number(changed.numUpdatedRows) === 1) {
+      debtSettled = settle;
+      debtLeft = owed - settle;
+      break;
+    }
+  }
+  const row = await trx
+    .updateTable('accounts')
+    .set((eb) => ({ credits: eb('credits', '+', amount - debtSettled) }))
+    .where('id', '=', accountId)
+    .returning('credits')
+    .executeTakeFirst();
+  if (!row) throw new DomainError('not_found', 'no such account');
+  await trx
+    .insertInto('ledger')
+    .values({ account_id: accountId, delta: amount, kind, reason, conversion_id: null, created_at: now, stripe_ref: stripeRef })
+    .execute();
+  if (debtSettled > 0) {
     await trx
       .insertInto('ledger')
-      .values({ account_id: accountId, delta: amount, kind, reason, conversion_id: null, created_at: now })
+      .values({
+        account_id: accountId,
+        delta: -debtSettled,
+        kind: 'debt',
+        reason: `settles ${debtSettled} credit${debtSettled === 1 ? '' : 's'} of debt left by a refund or dispute${debtLeft > 0 ? ` (${debtLeft} still owed)` : ''}`,
+        conversion_id: null,
+        created_at: now,
+        stripe_ref: stripeRef,
+      })
       .execute();
-    return Number(row.credits);
-  });
+  }
+  return { balance: Number(row.credits), debtSettled, debtLeft };
+}
+
+/**
+ * Takes `amount` credits back (a refunded or disputed pack) inside the caller's transaction. The
+ * balance never goes below zero: what it cannot cover is recorded as debt, which later grants
+ * settle first. The ledger row holds what was actually taken from the balance.
+ */
+export async function takeBackCredits(
+  trx: Db,
+  accountId: string,
+  amount: number,
+  reason: string,
+  now: number,
+  stripeRef: string | null = null,
+): Promise<{ taken: number; debtAdded: number; balance: number }> {
+  for (;;) {
+    const account = await trx.selectFrom('accounts').select('credits').where('id', '=', accountId).executeTakeFirst();
+    if (!account) throw new DomainError('not_found', 'no such account');
+    const balance = Number(account.credits);
+    const taken = Math.min(balance, amount);
+    // Conversions may reserve credits meanwhile: the update holds only against the balance read.
+    const changed = await trx
+      .updateTable('accounts')
+      .set({ credits: balance - taken })
+      .where('id', '=', accountId)
+      .where('credits', '=', balance)
+      .executeTakeFirst();
+    if (Number(changed.numUpdatedRows) !== 1) continue;
+    const debtAdded = amount - taken;
+    if (debtAdded > 0) {
+      await trx
+        .insertInto('credit_debts')
+        .values({ account_id: accountId, amount: debtAdded, updated_at: now })
+        .onConflict((oc) => oc.column('account_id').doUpdateSet((eb) => ({ amount: eb('credit_debts.amount', '+', debtAdded), updated_at: now })))
+        .execute();
+    }
+    await trx
+      .insertInto('ledger')
+      .values({
+        account_id: accountId,
+        delta: -taken,
+        kind: 'reversal',
+        reason: debtAdded > 0 ? `${reason}: ${amount} credits taken back, ${taken} from the balance and ${debtAdded} recorded as debt` : `${reason}: ${amount} credits taken back`,
+        conversion_id: null,
+        created_at: now,
+        stripe_ref: stripeRef,
+      })
+      .execute();
+    return { taken, debtAdded, balance: balance - taken };
+  }
+}
+
+/** Credits the account owes from refunds and disputes (0 when none). */
+export async function creditDebt(db: Db, accountId: string): Promise<number> {
+  const row = await db.selectFrom('credit_debts').select('amount').where('account_id', '=', accountId).executeTakeFirst();
+  return row ? Number(row.amount) : 0;
 }
 
 export interface LedgerEntry {
@@ -158,6 +267,8 @@ export interface LedgerEntry {
   reason: string;
   conversionId: string | null;
   createdAt: number;
+  /** Stripe's ids (event, payment, charge, invoice, subscription) behind a payment entry. */
+  stripeRef: string | null;
 }
 
 /** The latest ledger rows of an account, newest first. */
@@ -176,6 +287,7 @@ export async function listLedger(db: Kysely<Schema>, accountId: string, limit = 
     reason: row.reason,
     conversionId: row.conversion_id,
     createdAt: Number(row.created_at),
+    stripeRef: row.stripe_ref,
   }));
 }
 

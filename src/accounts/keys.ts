@@ -1,5 +1,6 @@
 // API keys: 32 random bytes behind a short public prefix. Only the SHA-256 hash is stored;
-// the key itself is shown once, at creation.
+// the key itself is shown once, at creation. A test key (`vk_test_…`) converts for free, with a
+// watermark and limits of its own (src/limits/test-keys.ts); everything else is as for a live key.
 import { createHash, randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Schema } from '../store/schema.ts';
@@ -7,8 +8,15 @@ import { DomainError } from '../errors.ts';
 import { ACCOUNT_COLUMNS, accountFromRow, type Account } from './accounts.ts';
 
 const KEY_PREFIX = 'vk_';
-/** Characters of the key kept in clear to name it: `vk_` and 8 random characters. */
-const PREFIX_LENGTH = KEY_PREFIX.length + 8;
+export const TEST_KEY_PREFIX = 'vk_test_';
+/** Characters of the key kept in clear to name it: `vk_` (or `vk_test_`) and 8 random characters. */
+const prefixLength = (key: string) => (key.startsWith(TEST_KEY_PREFIX) ? TEST_KEY_PREFIX.length : KEY_PREFIX.length) + 8;
+/** Keys an account may have that are not revoked, live and test keys together. */
+export const MAX_ACTIVE_KEYS = 25;
+
+export function isTestKey(key: string): boolean {
+  return key.startsWith(TEST_KEY_PREFIX);
+}
 
 export interface ApiKeyInfo {
   prefix: string;
@@ -16,6 +24,8 @@ export interface ApiKeyInfo {
   createdAt: number;
   lastUsedAt: number | null;
   revokedAt: number | null;
+  /** A test key: free, watermarked results. */
+  test: boolean;
 }
 
 const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -43,13 +53,23 @@ export async function createKey(
   accountId: string,
   name: string | undefined,
   now = Date.now(),
+  options: { test?: boolean } = {},
 ): Promise<{ key: string; prefix: string }> {
   const trimmed = name?.trim() || null;
   if (trimmed !== null && [...trimmed].length > KEY_NAME_MAX_LENGTH) {
     throw new DomainError('invalid_input', `name: at most ${KEY_NAME_MAX_LENGTH} characters (this one has ${[...trimmed].length})`);
   }
-  const key = KEY_PREFIX + randomBase62(43); // ≈ 256 bits
-  const prefix = key.slice(0, PREFIX_LENGTH);
+  const active = await db
+    .selectFrom('api_keys')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('account_id', '=', accountId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  if (Number(active.n) >= MAX_ACTIVE_KEYS) {
+    throw new DomainError('invalid_input', `keys: an account may have at most ${MAX_ACTIVE_KEYS} keys that are not revoked (live and test keys together); revoke one first`);
+  }
+  const key = (options.test ? TEST_KEY_PREFIX : KEY_PREFIX) + randomBase62(43); // ≈ 256 bits
+  const prefix = key.slice(0, prefixLength(key));
   await db
     .insertInto('api_keys')
     .values({
@@ -61,6 +81,7 @@ export async function createKey(
       created_at: now,
       last_used_at: null,
       revoked_at: null,
+      test: options.test ? 1 : 0,
     })
     .execute();
   return { key, prefix };
@@ -79,7 +100,7 @@ async function findKeyByPrefix(db: Kysely<Schema>, given: string): Promise<Schem
   if (given.length < MIN_PREFIX_LENGTH) {
     throw new DomainError('invalid_input', `give at least ${MIN_PREFIX_LENGTH} characters of the key, as \`key list\` shows its prefix`);
   }
-  const lead = given.slice(0, PREFIX_LENGTH);
+  const lead = given.slice(0, prefixLength(given));
   const matches = await db
     .selectFrom('api_keys')
     .selectAll()
@@ -130,12 +151,15 @@ function keyInfo(row: Schema['api_keys']): ApiKeyInfo {
     createdAt: Number(row.created_at),
     lastUsedAt: row.last_used_at === null ? null : Number(row.last_used_at),
     revokedAt: row.revoked_at === null ? null : Number(row.revoked_at),
+    test: Number(row.test) === 1,
   };
 }
 
 export interface KeyOwner {
   keyId: string;
   account: Account;
+  /** The key is a test key. */
+  test: boolean;
 }
 
 /** The account behind a live key, read fresh so admin changes apply to the very next request. */
@@ -145,11 +169,11 @@ export async function findKeyOwner(db: Kysely<Schema>, key: string): Promise<Key
     .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
     .innerJoin('plans', 'plans.name', 'accounts.plan')
     .selectAll('plans')
-    .select([...ACCOUNT_COLUMNS, 'api_keys.id as key_id'])
+    .select([...ACCOUNT_COLUMNS, 'api_keys.id as key_id', 'api_keys.test as key_test'])
     .where('api_keys.key_hash', '=', hashKey(key))
     .where('api_keys.revoked_at', 'is', null)
     .executeTakeFirst();
-  return row ? { keyId: row.key_id, account: accountFromRow(row) } : undefined;
+  return row ? { keyId: row.key_id, account: accountFromRow(row), test: Number(row.key_test) === 1 } : undefined;
 }
 
 /** Moves `last_used_at` forward, at most once a minute per key, so it stays off the hot path. */

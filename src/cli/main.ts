@@ -2,13 +2,14 @@
 // It calls the same account modules as the server, on the same DATABASE_URL.
 import { parseArgs } from 'node:util';
 import { ACCOUNT_ROLES, ACCOUNT_STATUSES, createAccount, findAccountByEmail, normaliseEmail, type Account } from '../accounts/accounts.ts';
-import { changeAccount, editPlan, grantCredits } from '../accounts/admin.ts';
+import { changeAccount, editPlan, editPrice, grantCredits } from '../accounts/admin.ts';
 import { recordAudit } from '../accounts/audit.ts';
 import { CREDIT_PACKS } from '../accounts/credits.ts';
 import { createKey, listKeys, revokeKey } from '../accounts/keys.ts';
 import { listPlans, type Plan } from '../accounts/plans.ts';
 import { ConfigError, loadConfig, type Config } from '../config.ts';
 import { DomainError } from '../errors.ts';
+import { findPrice, formatMoney, listPrices, parseMoney, type Price } from '../payments/prices.ts';
 import { createRedisSessionStore } from '../sessions/redis.ts';
 import { createSqlSessionStore } from '../sessions/sessions.ts';
 import { openStore, type Store } from '../store/database.ts';
@@ -106,6 +107,20 @@ function planView(plan: Plan) {
   };
 }
 
+function priceView(price: Price) {
+  return {
+    product: price.product,
+    kind: price.kind,
+    credits: price.kind === 'pack' ? price.credits : undefined,
+    plan: price.plan ?? undefined,
+    billing: price.billingInterval === 'month' ? 'monthly subscription' : 'one-time',
+    price: formatMoney(price.unitAmount, price.currency),
+    unit_amount: price.unitAmount,
+    currency: price.currency,
+    active: price.active,
+  };
+}
+
 const COMMANDS: Record<string, Command> = {
   'account create': {
     usage: 'account create --email EMAIL [--plan free|pro|team|lifetime] [--credits N]',
@@ -145,12 +160,13 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   'key create': {
-    usage: 'key create --email EMAIL [--name NAME]',
-    summary: 'Create an API key; prints the key alone, once. Only its hash is stored.',
-    options: { email: { type: 'string' }, name: { type: 'string' } },
+    usage: 'key create --email EMAIL [--name NAME] [--test]',
+    summary:
+      'Create an API key; prints the key alone, once. Only its hash is stored. --test makes a test key (vk_test_…): free conversions with watermarked results, under the test keys\' own limits.',
+    options: { email: { type: 'string' }, name: { type: 'string' }, test: { type: 'boolean' } },
     async run(store, options) {
       const account = await accountByEmail(store, required(options, 'email'));
-      const { key } = await createKey(store.db, account.id, optional(options, 'name'));
+      const { key } = await createKey(store.db, account.id, optional(options, 'name'), Date.now(), { test: options.test === true });
       return key;
     },
   },
@@ -164,6 +180,7 @@ const COMMANDS: Record<string, Command> = {
         keys.map((k) => ({
           prefix: k.prefix,
           name: k.name,
+          test: k.test,
           created_at: iso(k.createdAt),
           last_used_at: iso(k.lastUsedAt),
           revoked_at: iso(k.revokedAt),
@@ -225,6 +242,36 @@ const COMMANDS: Record<string, Command> = {
         throw new UsageError('give at least one of --daily-quota, --burst, --concurrency');
       }
       return json(planView(await editPlan(store.db, ACTOR, name, changes)));
+    },
+  },
+  'price list': {
+    usage: 'price list',
+    summary: 'List what is for sale: credit packs and paid plans, with price, currency and whether on sale.',
+    options: {},
+    async run(store) {
+      return json((await listPrices(store.db)).map(priceView));
+    },
+  },
+  'price set': {
+    usage: 'price set --product PRODUCT [--amount 12.00] [--currency usd] [--active yes|no]',
+    summary: "Change a pack's or plan's price (in the currency's main unit), currency, or whether it is on sale; the next checkout uses it.",
+    options: { product: { type: 'string' }, amount: { type: 'string' }, currency: { type: 'string' }, active: { type: 'string' } },
+    async run(store, options) {
+      const product = required(options, 'product');
+      const amount = optional(options, 'amount');
+      const currency = optional(options, 'currency')?.trim().toLowerCase();
+      const active = optional(options, 'active');
+      if (amount === undefined && currency === undefined && active === undefined) throw new UsageError('give at least one of --amount, --currency, --active');
+      if (active !== undefined && active !== 'yes' && active !== 'no') throw new UsageError(`--active must be yes or no, got ${JSON.stringify(active)}`);
+      const current = await findPrice(store.db, product);
+      if (!current) throw new DomainError('not_found', `no product ${JSON.stringify(product)}; \`price list\` names them`);
+      if (currency !== undefined && amount === undefined) throw new UsageError('--currency changes what --amount means: give both');
+      const price = await editPrice(store.db, ACTOR, product, {
+        ...(currency !== undefined ? { currency } : {}),
+        ...(amount !== undefined ? { unitAmount: parseMoney(amount, currency ?? current.currency) } : {}),
+        ...(active !== undefined ? { active: active === 'yes' } : {}),
+      });
+      return json(priceView(price));
     },
   },
   'plan list': {

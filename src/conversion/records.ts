@@ -22,11 +22,13 @@ export interface ConversionRecord {
   fidelity: number | null;
   params: TraceParams;
   resolved: TraceResult['chosen'];
+  /** Present (true) only when made with a test key (free, watermarked). */
+  test?: true;
 }
 
 export async function insertConversion(
   db: Db,
-  input: { id: string; accountId: string; originalName: string; fileSize: number; params: TraceParams; result: TraceResult },
+  input: { id: string; accountId: string; originalName: string; fileSize: number; params: TraceParams; result: TraceResult; test?: boolean },
   now: number,
 ): Promise<void> {
   await db
@@ -44,6 +46,7 @@ export async function insertConversion(
       params: JSON.stringify(input.params),
       resolved: JSON.stringify(input.result.chosen),
       created_at: now,
+      test: input.test ? 1 : 0,
     })
     .execute();
 }
@@ -77,6 +80,7 @@ export async function findConversion(
     fidelity: row.fidelity === null ? null : Math.round(Number(row.fidelity) * 1000) / 1000,
     params: JSON.parse(row.params) as TraceParams,
     resolved: JSON.parse(row.resolved) as TraceResult['chosen'],
+    ...(Number(row.test) === 1 ? { test: true as const } : {}),
   };
 }
 
@@ -95,13 +99,17 @@ export function retentionStart(now: number, retentionDays: number): number {
   return now - retentionDays * 24 * 60 * 60 * 1000;
 }
 
-/** Successful conversions of an account since `since`: what the daily quota counts. */
-export async function countConversionsSince(db: Kysely<Schema>, accountId: string, since: number): Promise<number> {
+/**
+ * Successful conversions of an account since `since`: what the daily quota counts. Test-key
+ * conversions count toward no plan quota, only toward the test keys' own cap (`test`).
+ */
+export async function countConversionsSince(db: Kysely<Schema>, accountId: string, since: number, test = false): Promise<number> {
   const row = await db
     .selectFrom('conversions')
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .where('account_id', '=', accountId)
     .where('created_at', '>=', since)
+    .where('test', '=', test ? 1 : 0)
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }

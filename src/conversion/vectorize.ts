@@ -1,4 +1,5 @@
 // The conversion use case: limits → reserve a credit → read the upload → trace → record → settle.
+// A test key's conversion skips the credit, has the test keys' limits and a watermarked result.
 // Whatever fails after the reservation gives the credit back; the limits' slot is always released.
 import type { Logger } from 'pino';
 import type { Account } from '../accounts/accounts.ts';
@@ -9,6 +10,7 @@ import type { TraceParams } from '../engine/params.ts';
 import { EngineError, type Engine } from '../engine/types.ts';
 import type { FileFormat } from '../engine/write/index.ts';
 import type { Limits } from '../limits/limits.ts';
+import { testKeySubject } from '../limits/test-keys.ts';
 import type { Store } from '../store/database.ts';
 import { newConversionId } from './ids.ts';
 import { insertConversion } from './records.ts';
@@ -41,6 +43,8 @@ export interface VectorizeResponse {
   /** The engine's measure (0–1) of how closely the SVG, rendered, matches the image (docs/engine.md). */
   fidelity: number;
   credits_remaining: number | null;
+  /** Present (true) only when made with a test key: free, watermarked. */
+  test?: true;
 }
 
 /** The JSON response's fields, and the file when a format was asked for. */
@@ -48,17 +52,24 @@ export interface Conversion extends VectorizeResponse {
   file?: Buffer;
 }
 
+/** How a conversion is asked for: `test` for a test key (no credit, no plan quota, a watermark, the test keys' limits). */
+export interface ConversionOptions {
+  test?: boolean;
+}
+
 export async function vectorize(
   deps: ConversionDeps,
   account: Account,
   readUpload: () => Promise<Upload>,
   format?: FileFormat,
+  options: ConversionOptions = {},
 ): Promise<Conversion> {
   // Front-ends check this as they identify the account; checked here too, so none can forget.
   if (account.status !== 'active') throw accountInactive(account);
-  const admission = await deps.limits.admit(account);
+  const test = options.test === true;
+  const admission = await deps.limits.admit(test ? testKeySubject(account) : account);
   try {
-    return await reserveAndConvert(deps, account, readUpload, format);
+    return await reserveAndConvert(deps, account, readUpload, format, test);
   } finally {
     await admission.release();
   }
@@ -69,12 +80,14 @@ async function reserveAndConvert(
   account: Account,
   readUpload: () => Promise<Upload>,
   format: FileFormat | undefined,
+  test: boolean,
 ): Promise<Conversion> {
   const { db } = deps.store;
   const id = newConversionId(deps.now());
-  const metered = account.plan.metered;
+  // A test key spends nothing: its balance is reported as it stands.
+  const metered = account.plan.metered && !test;
   // The balance right after this conversion's credit was taken: parallel conversions each get their own.
-  let creditsRemaining: number | null = null;
+  let creditsRemaining: number | null = account.plan.metered ? account.credits : null;
   if (metered) {
     const reservation = await reserveCredit(db, account.id, id, deps.reservationLeaseMs, deps.now());
     if (!reservation) throw new DomainError('insufficient_credits', 'insufficient_credits', { creditsRemaining: 0 });
@@ -84,12 +97,12 @@ async function reserveAndConvert(
   try {
     const upload = await readUpload();
     checkImageBytes(upload.bytes);
-    const result = await convertOrExplain(deps.engine, upload, format);
+    const result = await convertOrExplain(deps.engine, upload, format, test);
     if (format && !result.file) throw new Error(`the engine returned no ${format} file`);
     await db.transaction().execute(async (trx) => {
       await insertConversion(
         trx,
-        { id, accountId: account.id, originalName: upload.filename, fileSize: upload.bytes.length, params: upload.params, result },
+        { id, accountId: account.id, originalName: upload.filename, fileSize: upload.bytes.length, params: upload.params, result, test },
         deps.now(),
       );
       if (metered && !(await settleReservation(trx, id))) {
@@ -106,6 +119,7 @@ async function reserveAndConvert(
       processing_time_ms: result.processingTimeMs,
       fidelity: result.fidelity,
       credits_remaining: creditsRemaining,
+      ...(test ? { test: true as const } : {}),
       ...(result.file ? { file: Buffer.from(result.file.buffer, result.file.byteOffset, result.file.byteLength) } : {}),
     };
   } catch (error) {
@@ -149,9 +163,9 @@ function checkImageBytes(bytes: Buffer): void {
   }
 }
 
-async function convertOrExplain(engine: Engine, upload: Upload, format: FileFormat | undefined) {
+async function convertOrExplain(engine: Engine, upload: Upload, format: FileFormat | undefined, watermark: boolean) {
   try {
-    return await engine.convert({ image: upload.bytes, params: upload.params, ...(format ? { format } : {}) });
+    return await engine.convert({ image: upload.bytes, params: upload.params, ...(format ? { format } : {}), ...(watermark ? { watermark } : {}) });
   } catch (error) {
     if (!(error instanceof EngineError)) throw error;
     switch (error.kind) {

@@ -13,6 +13,7 @@ import { parseTracerSvg } from './trace/tracer-output.ts';
 import { writeSvgDocument } from './write/svg.ts';
 import { writeFile } from './write/index.ts';
 import { cutOutImage } from './write/cutouts.ts';
+import { withWatermark } from './write/watermark.ts';
 import { restoreOpacity } from './paint/opacity.ts';
 import { buildTracerConfig, decimalPlaces, resolveCurveMode, runTracer, type ResolvedCurveMode } from './trace/vtracer.ts';
 import { checkSvg, type CheckReference, type CheckReport } from './check/check.ts';
@@ -98,13 +99,17 @@ export async function convertImage(request: TraceRequest, options: ConvertOption
       if (best.check.signatures.length === 0) break;
     }
   }
-  const file = request.format ? await writeFile(request.format, best.output, best.svg, best.decimals) : undefined;
+  // A test key's result: the watermark joins the model after the check (fidelity is the trace's),
+  // so every format carries it.
+  const output = request.watermark ? withWatermark(best.output) : best.output;
+  const written = request.watermark ? writeSvgDocument(output, best.decimals, { groupBy: request.params.groupBy, disjoint: request.params.stacking === 'cutouts' }) : best;
+  const file = request.format ? await writeFile(request.format, output, written.svg, best.decimals) : undefined;
   return {
     ...(file ? { file } : {}),
-    svg: best.svg,
+    svg: written.svg,
     width: image.first.originalWidth,
     height: image.first.originalHeight,
-    nodeCount: best.nodeCount,
+    nodeCount: written.nodeCount,
     processingTimeMs: Math.round(performance.now() - started),
     fidelity: best.check.fidelity,
     chosen: { mode: best.plan.kind, curveMode: best.curveMode },

@@ -37,6 +37,8 @@ export interface TraceRequest {
   params: TraceParams;
   /** A file to write besides the SVG; none for the JSON response. */
   format?: FileFormat;
+  /** Paint the TEST watermark over the result, in every format (test keys; write/watermark.ts). */
+  watermark?: boolean;
 }
 
 /**

@@ -17,6 +17,8 @@ import { apiDocs } from './ops/docs.ts';
 import { countRefusal, countRefusals, countResponses, operationsRoutes } from './ops/routes.ts';
 import { answerClientError, apiSecurityHeaders, securityHeaders } from './security.ts';
 import { webApp, type WebDeps } from './web/plugin.ts';
+import { stripeWebhookRoutes } from './webhooks/stripe.ts';
+import type { Payments } from '../payments/stripe.ts';
 
 export interface AppDeps extends ConversionDeps {
   maxUploadBytes: number;
@@ -35,6 +37,8 @@ export interface AppDeps extends ConversionDeps {
   version?: string;
   /** Fastify's trustProxy (TRUST_PROXY): whose X-Forwarded-For gives the client address. */
   trustProxy?: boolean | string;
+  /** Stripe payments; undefined when STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET are unset. */
+  payments?: Payments;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
@@ -95,6 +99,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await apiDocs(app, deps.version ?? '0.0.0');
   operationsRoutes(app, { store: deps.store, engine: deps.engine, lifecycle, metrics });
   await app.register(apiRoutes, { ...deps, admit, onCredit });
+  await app.register(stripeWebhookRoutes, { payments: deps.payments });
   await app.register(webApp, { ...deps, ...deps.web, admit, onCredit, countRefusal: (error) => countRefusal(metrics, error) });
   return app;
 }

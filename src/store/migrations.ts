@@ -177,6 +177,112 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await sql`delete from sessions where account_id is null`.execute(db);
       },
     },
+    // Payments (Stripe) and test keys: prices as rows, purchases and subscriptions as Stripe
+    // reports them, each webhook event recorded once, the debt a refund can leave, and test keys.
+    '0400_payments_prices': {
+      async up(db: Kysely<unknown>) {
+        await db.schema
+          .createTable('prices')
+          .addColumn('product', 'text', (c) => c.primaryKey())
+          .addColumn('kind', 'text', (c) => c.notNull())
+          .addColumn('credits', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('plan', 'text', (c) => c.references('plans.name'))
+          .addColumn('billing_interval', 'text')
+          .addColumn('unit_amount', 'integer', (c) => c.notNull().check(sql`unit_amount >= 0`))
+          .addColumn('currency', 'text', (c) => c.notNull())
+          .addColumn('active', 'integer', (c) => c.notNull().defaultTo(1))
+          .addColumn('sort_order', 'integer', (c) => c.notNull().defaultTo(0))
+          .execute();
+        await db
+          .insertInto('prices' as never)
+          .values([
+            { product: 'pack_50', kind: 'pack', credits: 50, plan: null, billing_interval: null, unit_amount: 500, currency: 'usd', active: 1, sort_order: 1 },
+            { product: 'pack_200', kind: 'pack', credits: 200, plan: null, billing_interval: null, unit_amount: 1500, currency: 'usd', active: 1, sort_order: 2 },
+            { product: 'pack_500', kind: 'pack', credits: 500, plan: null, billing_interval: null, unit_amount: 3000, currency: 'usd', active: 1, sort_order: 3 },
+            { product: 'plan_pro', kind: 'plan', credits: 0, plan: 'pro', billing_interval: 'month', unit_amount: 1200, currency: 'usd', active: 1, sort_order: 4 },
+            { product: 'plan_team', kind: 'plan', credits: 0, plan: 'team', billing_interval: 'month', unit_amount: 3900, currency: 'usd', active: 1, sort_order: 5 },
+            { product: 'plan_lifetime', kind: 'plan', credits: 0, plan: 'lifetime', billing_interval: null, unit_amount: 29900, currency: 'usd', active: 1, sort_order: 6 },
+          ] as never)
+          .execute();
+      },
+    },
+    '0401_payments_stripe': {
+      async up(db: Kysely<unknown>) {
+        await db.schema.alterTable('ledger').addColumn('stripe_ref', 'text').execute();
+        await db.schema
+          .createTable('credit_debts')
+          .addColumn('account_id', 'text', (c) => c.primaryKey().references('accounts.id'))
+          .addColumn('amount', 'integer', (c) => c.notNull().check(sql`amount >= 0`))
+          .addColumn('updated_at', 'bigint', (c) => c.notNull())
+          .execute();
+        await db.schema
+          .createTable('stripe_customers')
+          .addColumn('account_id', 'text', (c) => c.primaryKey().references('accounts.id'))
+          .addColumn('customer_id', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .execute();
+
+        await db.schema
+          .createTable('stripe_events')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('type', 'text', (c) => c.notNull())
+          .addColumn('account_id', 'text')
+          .addColumn('outcome', 'text', (c) => c.notNull())
+          .addColumn('event_created_at', 'bigint', (c) => c.notNull())
+          .addColumn('received_at', 'bigint', (c) => c.notNull())
+          .execute();
+
+        await db.schema
+          .createTable('purchases')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('account_id', 'text', (c) => c.references('accounts.id'))
+          .addColumn('product', 'text')
+          .addColumn('credits', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('plan', 'text')
+          .addColumn('amount', 'integer')
+          .addColumn('currency', 'text')
+          .addColumn('paid', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('amount_refunded', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('disputed', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('credits_granted', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('credits_reversed', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('plan_state', 'text', (c) => c.notNull().defaultTo('none'))
+          .addColumn('checkout_session_id', 'text', (c) => c.unique())
+          .addColumn('charge_id', 'text')
+          .addColumn('invoice_id', 'text')
+          .addColumn('subscription_id', 'text')
+          .addColumn('customer_id', 'text')
+          .addColumn('receipt_url', 'text')
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addColumn('updated_at', 'bigint', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('purchases_account').on('purchases').columns(['account_id', 'created_at']).execute();
+
+        await db.schema
+          .createTable('subscriptions')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id'))
+          .addColumn('plan', 'text', (c) => c.notNull())
+          .addColumn('status', 'text', (c) => c.notNull())
+          .addColumn('cancel_at_period_end', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('current_period_end', 'bigint')
+          .addColumn('customer_id', 'text')
+          .addColumn('last_event_at', 'bigint', (c) => c.notNull())
+          .addColumn('plan_state', 'text', (c) => c.notNull().defaultTo('none'))
+          .addColumn('ends_at', 'bigint')
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addColumn('updated_at', 'bigint', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('subscriptions_account').on('subscriptions').column('account_id').execute();
+        await db.schema.createIndex('subscriptions_ends').on('subscriptions').columns(['plan_state', 'ends_at']).execute();
+      },
+    },
+    '0402_payments_test_keys': {
+      async up(db: Kysely<unknown>) {
+        await db.schema.alterTable('api_keys').addColumn('test', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+        await db.schema.alterTable('conversions').addColumn('test', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+      },
+    },
     '0500_engine_fidelity': {
       async up(db: Kysely<unknown>) {
         // The engine's own score of each result (0–1); null for conversions recorded before it existed.

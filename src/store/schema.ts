@@ -37,6 +37,8 @@ export interface ApiKeysTable {
   created_at: number;
   last_used_at: number | null;
   revoked_at: number | null;
+  /** 1 for a test key (`vk_test_`): free, watermarked, its own limits. */
+  test: number;
 }
 
 export interface LedgerTable {
@@ -47,6 +49,8 @@ export interface LedgerTable {
   reason: string;
   conversion_id: string | null;
   created_at: number;
+  /** Stripe's ids behind a payment, grant or reversal (event, payment, charge, invoice…). */
+  stripe_ref: string | null;
 }
 
 export interface ReservationsTable {
@@ -72,6 +76,8 @@ export interface ConversionsTable {
   params: string;
   resolved: string;
   created_at: number;
+  /** 1 when made with a test key (free, watermarked). */
+  test: number;
 }
 
 /** Web sessions (src/sessions/sessions.ts), of logged-in accounts only; the cookie holds the id, the table only its SHA-256. */
@@ -128,6 +134,95 @@ export interface SettingsTable {
   value: string;
 }
 
+/** Credits a refund or dispute took back beyond the balance; later grants settle it first (docs/limits.md). */
+export interface CreditDebtsTable {
+  account_id: string;
+  amount: number;
+  updated_at: number;
+}
+
+/** The account's Stripe customer (cus_…), once a checkout made one: the customer portal needs it. */
+export interface StripeCustomersTable {
+  account_id: string;
+  customer_id: string;
+  created_at: number;
+}
+
+/** What is for sale, and at what price: credit packs and paid plans (src/payments/prices.ts). */
+export interface PricesTable {
+  product: string;
+  /** `pack` (credits) or `plan`. */
+  kind: string;
+  credits: number;
+  plan: string | null;
+  /** `month` for a subscription; null for a one-time payment. */
+  billing_interval: string | null;
+  /** In the currency's smallest unit (cents). */
+  unit_amount: number;
+  /** ISO 4217, lower case, as Stripe writes it. */
+  currency: string;
+  active: number;
+  sort_order: number;
+}
+
+/** Each Stripe webhook event applied, recorded in the transaction that applied it. */
+export interface StripeEventsTable {
+  id: string;
+  type: string;
+  account_id: string | null;
+  outcome: string;
+  event_created_at: number;
+  received_at: number;
+}
+
+/**
+ * One payment as Stripe reported it (keyed by its PaymentIntent, or its invoice for a
+ * subscription), and how much of it the ledger has applied (src/payments/purchases.ts).
+ */
+export interface PurchasesTable {
+  id: string;
+  account_id: string | null;
+  product: string | null;
+  credits: number;
+  plan: string | null;
+  amount: number | null;
+  currency: string | null;
+  paid: number;
+  amount_refunded: number;
+  disputed: number;
+  credits_granted: number;
+  credits_reversed: number;
+  /** One-time plan purchases (lifetime): `none`, `granted`, `revoked`. */
+  plan_state: string;
+  checkout_session_id: string | null;
+  charge_id: string | null;
+  invoice_id: string | null;
+  subscription_id: string | null;
+  customer_id: string | null;
+  receipt_url: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** A Stripe subscription to a paid plan, as its newest event described it. */
+export interface SubscriptionsTable {
+  id: string;
+  account_id: string;
+  plan: string;
+  status: string;
+  cancel_at_period_end: number;
+  current_period_end: number | null;
+  customer_id: string | null;
+  /** `created` of the newest event applied (ms): an older one arriving later changes nothing. */
+  last_event_at: number;
+  /** `none` (not started), `granted` (the account is on the plan), `ended` (taken back). */
+  plan_state: string;
+  /** When the plan goes back to free (the end of the period paid for), once the subscription ended. */
+  ends_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface Schema {
   plans: PlansTable;
   accounts: AccountsTable;
@@ -141,4 +236,10 @@ export interface Schema {
   settings: SettingsTable;
   email_tokens: EmailTokensTable;
   signup_grants: SignupGrantsTable;
+  credit_debts: CreditDebtsTable;
+  stripe_customers: StripeCustomersTable;
+  prices: PricesTable;
+  stripe_events: StripeEventsTable;
+  purchases: PurchasesTable;
+  subscriptions: SubscriptionsTable;
 }

@@ -81,7 +81,7 @@ for (const dialect of await dialects()) {
       await createKey(store.db, account.id, 'laptop', T0);
       await store.db
         .insertInto('conversions')
-        .values({ id: 'vec_x_aaaaaa', account_id: account.id, original_name: 'a.png', file_size: 1, width: 1, height: 1, node_count: 1, processing_time_ms: 1, params: '{}', resolved: '{}', created_at: T0 })
+        .values({ id: 'vec_x_aaaaaa', account_id: account.id, original_name: 'a.png', file_size: 1, width: 1, height: 1, node_count: 1, processing_time_ms: 1, params: '{}', resolved: '{}', created_at: T0, test: 0 })
         .execute();
       await store.db.insertInto('sessions').values({ id_hash: 'h', account_id: account.id, csrf_secret: 's', created_at: T0, last_seen_at: T0, expires_at: T0 + 1e9 }).execute();
       await createPasswordReset(store.db, 'leaving@example.com', T0);

@@ -3,7 +3,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { createClient, VectorizeApiError, VectorizeConnectionError, VectorizeTimeoutError, type RetryEvent } from '../../clients/typescript/src/index.ts';
+import { createClient, isTestKey, VectorizeApiError, VectorizeConnectionError, VectorizeTimeoutError, type RetryEvent } from '../../clients/typescript/src/index.ts';
+import { createAccount } from '../../src/accounts/accounts.ts';
+import { createKey } from '../../src/accounts/keys.ts';
 import { typesFor } from '../../scripts/generate-client-types.ts';
 import { CORPUS, corpusFile } from '../helpers/http.ts';
 import { freePort } from '../helpers/process.ts';
@@ -110,5 +112,28 @@ describe('TypeScript SDK', () => {
   it('gives up after its timeout', async () => {
     const client = createClient({ baseUrl: service.url, apiKey: lifetimeKey, timeoutMs: 5 });
     await assert.rejects(client.vectorize(corpusFile('logo/flag_br_noto.png')), VectorizeTimeoutError);
+  });
+
+  it('account() returns the key’s account, and a test key’s results say test', async () => {
+    const client = createClient({ baseUrl: service.url, apiKey: lifetimeKey });
+    assert.equal(client.testKey, false);
+    const info = await client.account();
+    assert.equal(info.plan, 'lifetime');
+    assert.equal(info.credits_remaining, null);
+    assert.equal(info.daily_quota, null);
+    assert.equal(info.test_key, false);
+    const holder = await createAccount(service.store.db, { email: 'sdk-test@example.com', credits: 2 });
+    const { key } = await createKey(service.store.db, holder.id, 'ci', Date.now(), { test: true });
+    service.logs.secrets.add(key);
+    assert.equal(isTestKey(key), true);
+    const testClient = createClient({ baseUrl: service.url, apiKey: key });
+    assert.equal(testClient.testKey, true);
+    const converted = await testClient.vectorize(corpusFile(SMALL));
+    assert.equal(converted.test, true);
+    assert.equal(converted.credits_remaining, 2);
+    await new Promise((resolve) => setTimeout(resolve, 1_100)); // the test keys' burst: one a second
+    const file = await testClient.vectorize(corpusFile(SMALL), {}, { format: 'svg' });
+    assert.equal(file.test, true);
+    assert.equal((await testClient.account()).test_keys.conversions_today, 2);
   });
 });

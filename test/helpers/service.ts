@@ -56,7 +56,7 @@ export function leakingLines(logs: CapturedLogs): string[] {
   return logs.lines.filter(
     (line) =>
       [...logs.secrets].some((secret) => line.includes(secret)) ||
-      /vk_[A-Za-z0-9]{16,}/.test(line) ||
+      /vk_(?:test_)?[A-Za-z0-9]{16,}/.test(line) ||
       /Bearer\s+(?!\[redacted\])\S/i.test(line),
   );
 }

@@ -65,7 +65,8 @@ describe('OpenAPI document and API reference', () => {
     const ok = (vectorize.responses['200'] as { content: Record<string, { schema: { properties: Record<string, unknown> } }> }).content[
       'application/json'
     ]!.schema;
-    assert.deepEqual(Object.keys(ok.properties), ['id', 'svg', 'width', 'height', 'node_count', 'processing_time_ms', 'fidelity', 'credits_remaining']);
+    // The contract's fields, then `test` (present only for test keys).
+    assert.deepEqual(Object.keys(ok.properties), ['id', 'svg', 'width', 'height', 'node_count', 'processing_time_ms', 'fidelity', 'credits_remaining', 'test']);
     const fileResponse = vectorize.responses['200'] as { content: Record<string, unknown>; headers: Record<string, unknown> };
     assert.deepEqual(Object.keys(fileResponse.content), [
       'application/json',

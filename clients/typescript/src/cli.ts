@@ -1,14 +1,20 @@
 // vectorize convert INPUT... --out DIR [--format svg|pdf|eps|dxf|png] [--params JSON] [--concurrency N]
+// vectorize account [--json]
 // Reads VECTORIZE_API_KEY and VECTORIZE_URL. Exits 1 when any file failed, 2 on a usage error.
 import { parseArgs } from 'node:util';
 import { relative } from 'node:path';
 import cliProgress from 'cli-progress';
-import { FORMATS, type FileFormat, type Params } from './client.ts';
+import { createClient, FORMATS, isTestKey, type AccountInfo, type FileFormat, type Params } from './client.ts';
+import { VectorizeApiError } from './errors.ts';
 import { collectInputs, convertBatch, type BatchEvent, type BatchOutcome } from './batch.ts';
 
 const USAGE = `Usage: vectorize convert INPUT... --out DIR [--format svg|pdf|eps|dxf|png] [--params JSON] [--concurrency N]
+       vectorize account [--json]
 
-Converts images (files, folders, globs) with the vectorize service, writing one file each into DIR.
+convert: converts images (files, folders, globs) with the vectorize service, writing one file each into DIR.
+account: shows the key's account: plan, status, credits, today's conversions and the limits.
+
+A test key (vk_test_…) converts for free under limits of its own; its results are watermarked.
 
 Options:
   -o, --out DIR          output folder (created if missing)
@@ -67,12 +73,17 @@ function parseCommandLine(argv: string[]) {
       params: { type: 'string', short: 'p' },
       concurrency: { type: 'string', short: 'c', default: '4' },
       timeout: { type: 'string', default: '120' },
+      json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
   if (values.help) return { help: true as const };
   const [command, ...inputs] = positionals;
-  if (command !== 'convert') throw new UsageError(command ? `unknown command ${command}` : 'missing command: convert');
+  if (command === 'account') {
+    if (inputs.length > 0) throw new UsageError('account takes no INPUT');
+    return { help: false as const, command: 'account' as const, json: values.json, timeoutMs: Number(values.timeout) * 1000 };
+  }
+  if (command !== 'convert') throw new UsageError(command ? `unknown command ${command}` : 'missing command: convert or account');
   if (inputs.length === 0) throw new UsageError('no INPUT given');
   if (!values.out) throw new UsageError('--out DIR is required');
   if (!(FORMATS as readonly string[]).includes(values.format)) throw new UsageError(`--format must be one of ${FORMATS.join(', ')}`);
@@ -89,7 +100,41 @@ function parseCommandLine(argv: string[]) {
     }
     if (params === null || typeof params !== 'object' || Array.isArray(params)) throw new UsageError('--params must be a JSON object');
   }
-  return { help: false as const, inputs, out: values.out, format: values.format as FileFormat, params, concurrency, timeoutMs: timeout * 1000 };
+  return { help: false as const, command: 'convert' as const, inputs, out: values.out, format: values.format as FileFormat, params, concurrency, timeoutMs: timeout * 1000 };
+}
+
+const limitText = (value: number | null, unit: string) => (value === null ? 'no limit' : `${value} ${unit}`);
+
+/** The account call's answer as a person reads it. */
+export function accountText(info: AccountInfo): string {
+  const rows = [
+    ['key', info.test_key ? 'test key (free, watermarked results)' : 'live key'],
+    ['plan', info.plan],
+    ['status', info.status],
+    ['credits', info.credits_remaining === null ? 'unmetered' : String(info.credits_remaining)],
+    ['today', `${info.conversions_today}${info.daily_quota === null ? ' conversions (no daily quota)' : ` of ${info.daily_quota} conversions`}`],
+    ['resets at', info.quota_resets_at],
+    ['burst', limitText(info.burst_per_second, 'per second')],
+    ['concurrency', limitText(info.concurrency, 'at a time')],
+    [
+      'test keys',
+      `${info.test_keys.conversions_today} of ${info.test_keys.daily_cap} today, ${info.test_keys.burst_per_second} per second, ${info.test_keys.concurrency} at a time`,
+    ],
+  ];
+  const width = Math.max(...rows.map(([label]) => (label ?? '').length));
+  return `${rows.map(([label, value]) => `${(label ?? '').padEnd(width)}  ${value}`).join('\n')}\n`;
+}
+
+async function showAccount(json: boolean, timeoutMs: number): Promise<number> {
+  try {
+    const info = await createClient({ timeoutMs }).account();
+    process.stdout.write(json ? `${JSON.stringify(info, null, 2)}\n` : accountText(info));
+    return 0;
+  } catch (error) {
+    const status = error instanceof VectorizeApiError ? ` (HTTP ${error.status})` : '';
+    process.stderr.write(`error: ${(error as Error).message}${status}\n`);
+    return 1;
+  }
 }
 
 /**
@@ -175,6 +220,10 @@ export async function main(argv: string[]): Promise<number> {
   if (!process.env.VECTORIZE_API_KEY) {
     process.stderr.write('error: set VECTORIZE_API_KEY to your API key\n');
     return 2;
+  }
+  if (command.command === 'account') return showAccount(command.json, command.timeoutMs);
+  if (isTestKey(process.env.VECTORIZE_API_KEY)) {
+    process.stderr.write('test key: conversions are free and their results are watermarked with TEST (use a live key for real output)\n');
   }
   let files: string[];
   try {

@@ -1,4 +1,4 @@
-// The hand-written surface of the SDK over the generated types: vectorize() and result(),
+// The hand-written surface of the SDK over the generated types: vectorize(), result() and account(),
 // with retries that honour Retry-After on 429 and 503 (a bounded number of tries), a timeout,
 // and typed errors.
 import { readFile } from 'node:fs/promises';
@@ -8,11 +8,14 @@ import { VectorizeApiError, VectorizeConnectionError, VectorizeTimeoutError } fr
 
 type VectorizeOperation = paths['/api/v1/vectorize']['post'];
 type ResultOperation = paths['/api/v1/result/{id}']['get'];
+type AccountOperation = paths['/api/v1/account']['get'];
 
 /** The JSON response of POST /api/v1/vectorize. */
 export type VectorizeJson = VectorizeOperation['responses'][200]['content']['application/json'];
 /** The metadata of GET /api/v1/result/{id}. */
 export type ConversionResult = ResultOperation['responses'][200]['content']['application/json'];
+/** GET /api/v1/account: plan, status, credits and limits of the key's account (null where unlimited). */
+export type AccountInfo = AccountOperation['responses'][200]['content']['application/json'];
 /** Tracing parameters; omitted members take the service's defaults. */
 export type Params = Partial<ConversionResult['params']>;
 
@@ -40,6 +43,13 @@ export interface VectorizeFile {
   fidelity: number;
   /** null on unmetered plans. */
   creditsRemaining: number | null;
+  /** Made with a test key: the file carries the TEST watermark. */
+  test: boolean;
+}
+
+/** A test key (`vk_test_…`) converts for free; its results are real but watermarked. */
+export function isTestKey(key: string | undefined): boolean {
+  return key?.startsWith('vk_test_') ?? false;
 }
 
 /** An image: a path to read, bytes, or a Blob (a File keeps its name). */
@@ -78,6 +88,10 @@ export interface VectorizeOptions<F extends Format> {
 export interface VectorizeClient {
   vectorize<F extends Format = 'json'>(image: ImageInput, params?: Params, options?: VectorizeOptions<F>): Promise<F extends FileFormat ? VectorizeFile : VectorizeJson>;
   result(id: string): Promise<ConversionResult>;
+  /** The key's account: plan, status, credits, today's conversions and the limits. */
+  account(): Promise<AccountInfo>;
+  /** The client's key is a test key. */
+  readonly testKey: boolean;
 }
 
 function numberHeader(headers: Headers, name: string): number {
@@ -167,6 +181,7 @@ export function createClient(options: ClientOptions = {}): VectorizeClient {
       processingTimeMs: numberHeader(response.headers, 'x-processing-time-ms'),
       fidelity: numberHeader(response.headers, 'x-fidelity'),
       creditsRemaining: credits === null || credits === '' ? null : Number(credits),
+      test: response.headers.get('x-test') === 'true',
     };
     return file as F extends FileFormat ? VectorizeFile : VectorizeJson;
   }
@@ -176,5 +191,10 @@ export function createClient(options: ClientOptions = {}): VectorizeClient {
     return (await response.json()) as ConversionResult;
   }
 
-  return { vectorize, result };
+  async function account(): Promise<AccountInfo> {
+    const response = await send('/api/v1/account', () => ({ method: 'GET' }));
+    return (await response.json()) as AccountInfo;
+  }
+
+  return { vectorize, result, account, testKey: isTestKey(apiKey) };
 }

@@ -1,5 +1,6 @@
-export { createClient, FORMATS, MEDIA_TYPES } from './client.ts';
+export { createClient, FORMATS, isTestKey, MEDIA_TYPES } from './client.ts';
 export type {
+  AccountInfo,
   ClientOptions,
   ConversionResult,
   FileFormat,

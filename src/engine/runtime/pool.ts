@@ -156,6 +156,7 @@ export function createEngine(options: EngineOptions, dependencies: EngineDepende
         image: job.request.image,
         params: job.request.params,
         format: job.request.format,
+        watermark: job.request.watermark,
         maxInputPixels: options.maxInputPixels,
       };
       slot.child.send(task, (error) => {

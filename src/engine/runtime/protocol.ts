@@ -9,6 +9,7 @@ export interface WorkerTask {
   image: Uint8Array;
   params: TraceParams;
   format?: FileFormat;
+  watermark?: boolean;
   maxInputPixels: number;
 }
 

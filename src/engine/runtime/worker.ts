@@ -19,7 +19,7 @@ process.on('message', (task: WorkerTask) => {
   const image = Buffer.isBuffer(task.image)
     ? task.image
     : Buffer.from(task.image.buffer, task.image.byteOffset, task.image.byteLength);
-  convertImage({ image, params: task.params, format: task.format }, { maxInputPixels: task.maxInputPixels }).then(
+  convertImage({ image, params: task.params, format: task.format, watermark: task.watermark }, { maxInputPixels: task.maxInputPixels }).then(
     (result) => reply({ type: 'result', id: task.id, result }),
     (error: unknown) => {
       const kind = error instanceof EngineError ? error.kind : 'engine_failed';

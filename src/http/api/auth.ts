@@ -9,6 +9,8 @@ import type { Schema } from '../../store/schema.ts';
 declare module 'fastify' {
   interface FastifyRequest {
     account: Account;
+    /** The request's key is a test key (`vk_test_`). */
+    testKey: boolean;
   }
 }
 
@@ -32,6 +34,7 @@ export function authenticate(db: Kysely<Schema>, now: () => number) {
       });
     }
     request.account = account;
+    request.testKey = owner.test;
     touchKey(db, owner.keyId, now()).catch((error: unknown) => request.log.warn({ err: error }, 'could not update key last_used_at'));
   };
 }

@@ -80,7 +80,12 @@ const vectorizeJson = {
     },
     credits_remaining: {
       type: ['integer', 'null'],
-      description: 'Balance after this conversion on metered plans; null on unmetered plans',
+      description: 'Balance after this conversion on metered plans; null on unmetered plans. A test key spends nothing: the balance as it stands',
+    },
+    test: {
+      type: 'boolean',
+      const: true,
+      description: 'Present, `true`, only when made with a test key (`vk_test_…`): free, counted toward no plan quota, the result watermarked with a diagonal TEST pattern in every format',
     },
   },
 };
@@ -110,7 +115,7 @@ const vectorizeBody = {
 export const vectorizeSchema = {
   summary: 'Convert a raster image to SVG, PDF, EPS, DXF or PNG',
   description:
-    'Multipart upload of one `image` file and an optional `params` field. The `Accept` header chooses the JSON response (the default) or a file: `image/svg+xml`, `application/pdf`, `application/postscript` (EPS), `image/vnd.dxf` or `application/dxf`, `image/png`. Errors are always JSON. A metered (Free) account spends one credit per successful conversion; failed requests spend none.',
+    'Multipart upload of one `image` file and an optional `params` field. The `Accept` header chooses the JSON response (the default) or a file: `image/svg+xml`, `application/pdf`, `application/postscript` (EPS), `image/vnd.dxf` or `application/dxf`, `image/png`. Errors are always JSON. A metered (Free) account spends one credit per successful conversion; failed requests spend none. A test key (`vk_test_…`) spends nothing and counts toward no plan quota; it has limits of its own (1 request per second, 1 at a time, 50 per UTC day per account) and its result is watermarked with a diagonal TEST pattern in every format.',
   tags: ['conversion'],
   security: [{ bearerAuth: [] }],
   consumes: ['multipart/form-data'],
@@ -129,6 +134,7 @@ export const vectorizeSchema = {
           type: 'string',
           description: 'File responses: the balance after this conversion on metered plans; empty on unmetered plans',
         },
+        'x-test': { type: 'string', const: 'true', description: 'File responses made with a test key only: `true` (the file is watermarked)' },
       },
       content: {
         'application/json': { schema: vectorizeJson },
@@ -204,6 +210,7 @@ export const resultSchema = {
           required: ['mode', 'curveMode'],
           properties: { mode: { type: 'string' }, curveMode: { type: 'string' } },
         },
+        test: { type: 'boolean', const: true, description: 'Present, `true`, only for a conversion made with a test key (free, watermarked)' },
       },
       headers: requestIdHeader,
     },
@@ -211,6 +218,50 @@ export const resultSchema = {
     403: forbidden,
     404: errorResponse('Unknown, malformed, expired, or another account’s conversion'),
     429: tooMany,
+    500: internal,
+    503: unavailable,
+  },
+};
+
+const nullableLimit = (description: string) => ({ type: ['integer', 'null'], minimum: 0, description });
+
+export const accountSchema = {
+  summary: 'The account behind the key: plan, status, credits and limits',
+  description:
+    'What the key’s account may do now. `null` where the plan sets no limit (and `credits_remaining` on unmetered plans). Counts successful conversions of live keys; test keys’ own use and limits are in `test_keys`.',
+  tags: ['account'],
+  security: [{ bearerAuth: [] }],
+  response: {
+    200: {
+      description: 'The account’s plan, status, balance, today’s use and limits',
+      type: 'object',
+      required: ['plan', 'status', 'credits_remaining', 'conversions_today', 'daily_quota', 'quota_resets_at', 'burst_per_second', 'concurrency', 'test_key', 'test_keys'],
+      properties: {
+        plan: { type: 'string', examples: ['free'] },
+        status: { type: 'string', enum: ['active', 'suspended', 'banned'] },
+        credits_remaining: nullableLimit('Credit balance on metered plans; null on unmetered plans'),
+        conversions_today: { type: 'integer', minimum: 0, description: 'Successful conversions since 00:00 UTC (test keys not counted)' },
+        daily_quota: nullableLimit('Conversions allowed per UTC day; null for none'),
+        quota_resets_at: { type: 'string', format: 'date-time', description: 'The next 00:00 UTC, when the daily count starts again', examples: ['2026-11-22T00:00:00.000Z'] },
+        burst_per_second: nullableLimit('Requests admitted per sliding second; null for none'),
+        concurrency: nullableLimit('Conversions at a time; null for none'),
+        test_key: { type: 'boolean', description: 'The key of this request is a test key' },
+        test_keys: {
+          type: 'object',
+          description: 'Test keys of the account: free, watermarked conversions under limits of their own',
+          required: ['conversions_today', 'daily_cap', 'burst_per_second', 'concurrency'],
+          properties: {
+            conversions_today: { type: 'integer', minimum: 0 },
+            daily_cap: { type: 'integer' },
+            burst_per_second: { type: 'integer' },
+            concurrency: { type: 'integer' },
+          },
+        },
+      },
+      headers: requestIdHeader,
+    },
+    401: unauthorized,
+    403: forbidden,
     500: internal,
     503: unavailable,
   },

@@ -37,6 +37,7 @@ export function vectorizeRoutes(app: FastifyInstance, deps: VectorizeRouteDeps):
           return readUpload(request, deps.maxUploadBytes, deps.uploadPace);
         },
         format,
+        { test: request.testKey },
       );
       if (wanted.kind === 'json' || !file) return conversion;
       // A file response carries the JSON response's fields (less the SVG) as headers.
@@ -48,6 +49,7 @@ export function vectorizeRoutes(app: FastifyInstance, deps: VectorizeRouteDeps):
           'x-processing-time-ms': String(conversion.processing_time_ms),
           'x-fidelity': String(conversion.fidelity),
           'x-credits-remaining': conversion.credits_remaining === null ? '' : String(conversion.credits_remaining),
+          ...(conversion.test ? { 'x-test': 'true' } : {}),
         })
         .send(file);
     },

@@ -24,10 +24,14 @@ export async function apiDocs(app: FastifyInstance, version: string): Promise<vo
           'Every error body is `{error, request_id}`; every response carries `X-Request-Id`; 503 and 429 carry `Retry-After`.',
       },
       components: {
-        securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key, `vk_…`' } },
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key, `vk_…`; a test key, `vk_test_…`, converts for free with a watermarked result' },
+        },
       },
       tags: [
         { name: 'conversion', description: 'Vectorize images and read conversion metadata' },
+        { name: 'account', description: 'The account behind a key: plan, credits, limits' },
+        { name: 'payments', description: 'Stripe’s webhook (payments are optional: STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET)' },
         { name: 'operations', description: 'Health, readiness and metrics for operators' },
       ],
     },

@@ -16,7 +16,12 @@ export interface PageError {
   message: string;
   /** Set when the error is a wait: the page says how long. */
   retryAfterSeconds?: number;
+  /** Where to go about it (buying credits or a plan), shown under the message. */
+  link?: { href: string; text: string };
 }
+
+/** The daily-quota and no-credit messages lead to the prices. */
+const BUY_LINK = { href: '/account/billing', text: 'See credit packs and plans on the Billing page' };
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
@@ -45,7 +50,7 @@ export function pageErrorOf(error: unknown): PageError | undefined {
             : `This account is ${error.details.accountStatus ?? 'not active'}: it cannot convert images or create API keys. Contact the service's operator.`,
       };
     case 'insufficient_credits':
-      return { status: 402, message: 'No credits left: add a credit pack (50, 200 or 500 credits) to convert more images.' };
+      return { status: 402, message: 'No credits left: add a credit pack (50, 200 or 500 credits) to convert more images.', link: BUY_LINK };
     case 'not_found':
       return { status: 404, message: sentence(error.message) };
     case 'conflict':
@@ -71,6 +76,7 @@ export function pageErrorOf(error: unknown): PageError | undefined {
         status: 429,
         message: `${why[error.details.limit ?? ''] ?? 'Too many requests'}: wait ${waitInWords(seconds)} and try again.`,
         retryAfterSeconds: seconds,
+        ...(error.details.limit === 'daily_quota' ? { link: BUY_LINK } : {}),
       };
     }
     case 'engine_failed':

@@ -14,6 +14,7 @@ import type { Schema } from '../../store/schema.ts';
 import { FormExpired, pageErrorOf } from './errors.ts';
 import type { WebSessions } from './session.ts';
 import type { ThrottleSettings } from './throttle.ts';
+import type { Payments } from '../../payments/stripe.ts';
 
 export interface PageDeps {
   db: Kysely<Schema>;
@@ -31,6 +32,8 @@ export interface PageDeps {
   countRefusal?: (error: unknown) => void;
   publicUrl: string;
   assetVersion: string;
+  /** Stripe payments; undefined when not configured. */
+  payments?: Payments;
 }
 
 export type Fields = Record<string, string>;
@@ -125,6 +128,7 @@ export function pages(deps: PageDeps) {
           ...form.data,
           values: form.values,
           error: refusal.message,
+          errorLink: refusal.link,
           invalid: form.invalid?.(refusal.message),
         },
         { status: refusal.status },

@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import type { PasswordWork } from '../../accounts/passwords.ts';
 import type { Mailer } from '../../mail/mailer.ts';
 import type { SessionStore } from '../../sessions/sessions.ts';
+import type { Payments } from '../../payments/stripe.ts';
 import { contextSecurityHeaders } from '../security.ts';
 import { buildWebAssets } from './assets.ts';
 import { pageErrorOf } from './errors.ts';
@@ -20,6 +21,7 @@ import { accountRoutes } from './routes/account.ts';
 import { settingsRoutes } from './routes/settings.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { authRoutes } from './routes/auth.ts';
+import { billingRoutes } from './routes/billing.ts';
 import { homeRoutes } from './routes/home.ts';
 import { tryRoutes, type TryDeps } from './routes/try.ts';
 import { webSessions } from './session.ts';
@@ -36,6 +38,8 @@ export interface WebDeps extends TryDeps {
   passwords: PasswordWork;
   /** The sign-up and mail throttles' numbers. */
   throttle: ThrottleSettings;
+  /** Stripe payments; undefined when not configured. */
+  payments?: Payments;
 }
 
 // Scripts and styles from this origin only; `blob:` and `data:` images for the converter's
@@ -47,7 +51,9 @@ export const WEB_CSP =
 const VIEWS_DIR = fileURLToPath(new URL('./views/', import.meta.url));
 
 export async function webApp(app: FastifyInstance, deps: WebDeps): Promise<void> {
-  contextSecurityHeaders(app, WEB_CSP, { noStore: true });
+  // With payments, the buy and portal forms answer with a redirect to Stripe, which form-action must allow.
+  const csp = deps.payments ? WEB_CSP.replace("form-action 'self'", `form-action 'self' ${deps.payments.formTargets.join(' ')}`) : WEB_CSP;
+  contextSecurityHeaders(app, csp, { noStore: true });
   await app.register(cookie, { secret: deps.sessionSecrets });
   await app.register(formbody, { bodyLimit: 64 * 1024 });
   // autoEscape is Eta's default; said here so that no one turns it off unawares.
@@ -82,6 +88,7 @@ export async function webApp(app: FastifyInstance, deps: WebDeps): Promise<void>
     ...(deps.countRefusal ? { countRefusal: deps.countRefusal } : {}),
     publicUrl: deps.publicUrl,
     assetVersion: assets.version,
+    payments: deps.payments,
   });
 
   app.setErrorHandler(async (error: FastifyError, request, reply) => {
@@ -95,13 +102,20 @@ export async function webApp(app: FastifyInstance, deps: WebDeps): Promise<void>
         ? `Something went wrong on our side. It was logged with the reference ${request.id}; try again in a moment.`
         : 'The request could not be read. Go back and try again.');
     if (known?.retryAfterSeconds !== undefined) void reply.header('retry-after', String(known.retryAfterSeconds));
-    return web.render(request, reply, 'message', { title: 'Error', heading: status >= 500 ? 'Something went wrong' : 'That did not work', text }, { status, session: false });
+    return web.render(
+      request,
+      reply,
+      'message',
+      { title: 'Error', heading: status >= 500 ? 'Something went wrong' : 'That did not work', text, errorLink: known?.link },
+      { status, session: false },
+    );
   });
 
   homeRoutes(app, web);
   authRoutes(app, web);
   accountRoutes(app, web);
   settingsRoutes(app, web);
+  billingRoutes(app, web, deps.payments);
   tryRoutes(app, web, deps);
   adminRoutes(app, web);
 }

@@ -157,7 +157,7 @@ export interface paths {
         put?: never;
         /**
          * Convert a raster image to SVG, PDF, EPS, DXF or PNG
-         * @description Multipart upload of one `image` file and an optional `params` field. The `Accept` header chooses the JSON response (the default) or a file: `image/svg+xml`, `application/pdf`, `application/postscript` (EPS), `image/vnd.dxf` or `application/dxf`, `image/png`. Errors are always JSON. A metered (Free) account spends one credit per successful conversion; failed requests spend none.
+         * @description Multipart upload of one `image` file and an optional `params` field. The `Accept` header chooses the JSON response (the default) or a file: `image/svg+xml`, `application/pdf`, `application/postscript` (EPS), `image/vnd.dxf` or `application/dxf`, `image/png`. Errors are always JSON. A metered (Free) account spends one credit per successful conversion; failed requests spend none. A test key (`vk_test_…`) spends nothing and counts toward no plan quota; it has limits of its own (1 request per second, 1 at a time, 50 per UTC day per account) and its result is watermarked with a diagonal TEST pattern in every format.
          */
         post: {
             parameters: {
@@ -198,6 +198,8 @@ export interface paths {
                         "x-fidelity"?: number;
                         /** @description File responses: the balance after this conversion on metered plans; empty on unmetered plans */
                         "x-credits-remaining"?: string;
+                        /** @description File responses made with a test key only: `true` (the file is watermarked) */
+                        "x-test"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -216,8 +218,13 @@ export interface paths {
                             processing_time_ms: number;
                             /** @description The engine’s own measure of how closely the SVG, rendered, matches the image: 1 is identical. Structure (SSIM of lightness) and colour (Oklab difference), tile by tile, the worst tiles weighing extra; see docs/engine.md */
                             fidelity: number;
-                            /** @description Balance after this conversion on metered plans; null on unmetered plans */
+                            /** @description Balance after this conversion on metered plans; null on unmetered plans. A test key spends nothing: the balance as it stands */
                             credits_remaining: number | null;
+                            /**
+                             * @description Present, `true`, only when made with a test key (`vk_test_…`): free, counted toward no plan quota, the result watermarked with a diagonal TEST pattern in every format
+                             * @enum {boolean}
+                             */
+                            test?: true;
                         };
                         "image/svg+xml": string;
                         "application/pdf": string;
@@ -519,6 +526,11 @@ export interface paths {
                                 mode: string;
                                 curveMode: string;
                             };
+                            /**
+                             * @description Present, `true`, only for a conversion made with a test key (free, watermarked)
+                             * @enum {boolean}
+                             */
+                            test?: true;
                         };
                     };
                 };
@@ -633,6 +645,265 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account behind the key: plan, status, credits and limits
+         * @description What the key’s account may do now. `null` where the plan sets no limit (and `credits_remaining` on unmetered plans). Counts successful conversions of live keys; test keys’ own use and limits are in `test_keys`.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The account’s plan, status, balance, today’s use and limits */
+                200: {
+                    headers: {
+                        /** @description Request id, also in logs and error bodies */
+                        "x-request-id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @example free */
+                            plan: string;
+                            /** @enum {string} */
+                            status: "active" | "suspended" | "banned";
+                            /** @description Credit balance on metered plans; null on unmetered plans */
+                            credits_remaining: number | null;
+                            /** @description Successful conversions since 00:00 UTC (test keys not counted) */
+                            conversions_today: number;
+                            /** @description Conversions allowed per UTC day; null for none */
+                            daily_quota: number | null;
+                            /**
+                             * Format: date-time
+                             * @description The next 00:00 UTC, when the daily count starts again
+                             * @example 2026-11-22T00:00:00.000Z
+                             */
+                            quota_resets_at: string;
+                            /** @description Requests admitted per sliding second; null for none */
+                            burst_per_second: number | null;
+                            /** @description Conversions at a time; null for none */
+                            concurrency: number | null;
+                            /** @description The key of this request is a test key */
+                            test_key: boolean;
+                            /** @description Test keys of the account: free, watermarked conversions under limits of their own */
+                            test_keys: {
+                                conversions_today: number;
+                                daily_cap: number;
+                                burst_per_second: number;
+                                concurrency: number;
+                            };
+                        };
+                    };
+                };
+                /** @description API key missing, unknown or revoked */
+                401: {
+                    headers: {
+                        /** @description Request id, also in logs and error bodies */
+                        "x-request-id"?: string;
+                        /** @description Always `Bearer` */
+                        "www-authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description What went wrong, for a human */
+                            error: string;
+                            /** @description The request id, as in the X-Request-Id header */
+                            request_id?: string;
+                        };
+                    };
+                };
+                /** @description Account suspended or banned; the message names the state */
+                403: {
+                    headers: {
+                        /** @description Request id, also in logs and error bodies */
+                        "x-request-id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description What went wrong, for a human */
+                            error: string;
+                            /** @description The request id, as in the X-Request-Id header */
+                            request_id?: string;
+                        };
+                    };
+                };
+                /** @description Unexpected fault; no internals are disclosed */
+                500: {
+                    headers: {
+                        /** @description Request id, also in logs and error bodies */
+                        "x-request-id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description What went wrong, for a human */
+                            error: string;
+                            /** @description The request id, as in the X-Request-Id header */
+                            request_id?: string;
+                        };
+                    };
+                };
+                /** @description Conversion queue full, upload capacity reached, store unavailable, or shutting down */
+                503: {
+                    headers: {
+                        /** @description Request id, also in logs and error bodies */
+                        "x-request-id"?: string;
+                        /** @description Seconds to wait before retrying */
+                        "retry-after"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description What went wrong, for a human */
+                            error: string;
+                            /** @description The request id, as in the X-Request-Id header */
+                            request_id?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/stripe": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stripe webhook endpoint
+         * @description Called by Stripe, not by API clients. The body is a Stripe event signed in the `Stripe-Signature` header with the endpoint's secret (STRIPE_WEBHOOK_SECRET); events older than the library's tolerance (300 s) are refused. Each event is applied once, whatever the number of deliveries. Handled: checkout.session.completed, checkout.session.async_payment_succeeded, invoice.paid, customer.subscription.created, customer.subscription.updated, customer.subscription.deleted, charge.succeeded, charge.refunded, charge.dispute.created; others are acknowledged and ignored. 404 when payments are not configured.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Stripe’s signature of the body: t=…,v1=… */
+                    "stripe-signature"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            /** @description A Stripe event (https://docs.stripe.com/api/events/object) */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description The event was applied now, or had been already (`duplicate`), or needs nothing (`ignored`) */
+                200: {
+                    headers: {
+                        /** @description Request id, also in logs and error bodies */
+                        "x-request-id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            received: true;
+                            /** @enum {string} */
+                            result: "applied" | "ignored" | "duplicate";
+                        };
+                    };
+                };
+                /** @description Missing or invalid signature, or an event older than the tolerance: nothing changed */
+                400: {
+                    headers: {
+                        /** @description Request id, also in logs and error bodies */
+                        "x-request-id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description What went wrong, for a human */
+                            error: string;
+                            /** @description The request id, as in the X-Request-Id header */
+                            request_id?: string;
+                        };
+                    };
+                };
+                /** @description Payments are not configured on this service */
+                404: {
+                    headers: {
+                        /** @description Request id, also in logs and error bodies */
+                        "x-request-id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description What went wrong, for a human */
+                            error: string;
+                            /** @description The request id, as in the X-Request-Id header */
+                            request_id?: string;
+                        };
+                    };
+                };
+                /** @description Unexpected fault: nothing was recorded, Stripe delivers the event again */
+                500: {
+                    headers: {
+                        /** @description Request id, also in logs and error bodies */
+                        "x-request-id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description What went wrong, for a human */
+                            error: string;
+                            /** @description The request id, as in the X-Request-Id header */
+                            request_id?: string;
+                        };
+                    };
+                };
+                /** @description The store is unavailable: nothing was recorded, Stripe delivers the event again */
+                503: {
+                    headers: {
+                        /** @description Request id, also in logs and error bodies */
+                        "x-request-id"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description What went wrong, for a human */
+                            error: string;
+                            /** @description The request id, as in the X-Request-Id header */
+                            request_id?: string;
+                        };
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -1021,6 +1292,138 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/account/billing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/account/billing/checkout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/account/billing/portal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/account/billing/success": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/try": {
         parameters: {
             query?: never;
@@ -1294,6 +1697,60 @@ export interface paths {
                 header?: never;
                 path: {
                     id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/prices/{product}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    product: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    product: string;
                 };
                 cookie?: never;
             };

@@ -4,6 +4,8 @@ import { createKey, listKeys, revokeAccountKey, type ApiKeyInfo } from '../../..
 import { conversionsPerDay, countConversionsSince, latestConversions } from '../../../conversion/records.ts';
 import { DomainError } from '../../../errors.ts';
 import { secondsUntilNextUtcDay, startOfUtcDay } from '../../../limits/limits.ts';
+import { TEST_KEY_LIMITS } from '../../../limits/test-keys.ts';
+import { listPrices, priceText } from '../../../payments/prices.ts';
 import { conversionsChart } from '../chart.ts';
 import { formatBytes, formatTime, formFields, planLabel, type Pages } from '../pages.ts';
 
@@ -16,6 +18,7 @@ function keyRows(keys: ApiKeyInfo[]) {
     created: formatTime(k.createdAt),
     lastUsed: formatTime(k.lastUsedAt),
     revoked: k.revokedAt === null ? null : formatTime(k.revokedAt),
+    test: k.test,
   }));
 }
 
@@ -32,10 +35,11 @@ export function accountRoutes(app: FastifyInstance, pages: Pages): void {
     const account = requireSignedIn(request, reply);
     if (!account) return reply;
     const now = deps.now();
-    const [used, days, latest] = await Promise.all([
+    const [used, days, latest, prices] = await Promise.all([
       countConversionsSince(deps.db, account.id, startOfUtcDay(now)),
       conversionsPerDay(deps.db, account.id, now, CHART_DAYS),
       latestConversions(deps.db, account.id, 10),
+      listPrices(deps.db, { activeOnly: true }),
     ]);
     const resetsIn = secondsUntilNextUtcDay(now);
     return render(request, reply, 'account', {
@@ -52,6 +56,8 @@ export function accountRoutes(app: FastifyInstance, pages: Pages): void {
         resetsIn: duration(resetsIn),
       },
       chart: conversionsChart(days),
+      // The prices, in a line: the Billing page has the buttons.
+      packPrices: prices.filter((p) => p.kind === 'pack').map((p) => `${p.credits} for ${priceText(p)}`).join(', '),
       conversions: latest.map((c) => ({
         ...c,
         size: formatBytes(c.fileSize),
@@ -62,7 +68,7 @@ export function accountRoutes(app: FastifyInstance, pages: Pages): void {
   });
 
   async function keysPage(accountId: string) {
-    return { title: 'API Keys', script: 'keys.js', keys: keyRows(await listKeys(deps.db, accountId)) };
+    return { title: 'API Keys', script: 'keys.js', keys: keyRows(await listKeys(deps.db, accountId)), testLimits: TEST_KEY_LIMITS };
   }
 
   app.get('/account/keys', async (request, reply) => {
@@ -74,17 +80,17 @@ export function accountRoutes(app: FastifyInstance, pages: Pages): void {
   app.post('/account/keys', async (request, reply) => {
     const account = requireSignedIn(request, reply);
     if (!account) return reply;
-    const fields = formFields(request.body, ['_csrf', 'name']);
+    const fields = formFields(request.body, ['_csrf', 'name', 'test']);
     return submit(
       request,
       reply,
-      { template: 'keys', title: 'API Keys', values: { name: fields.name ?? '' }, data: await keysPage(account.id), csrfToken: fields._csrf },
+      { template: 'keys', title: 'API Keys', values: { name: fields.name ?? '', test: fields.test ?? '' }, data: await keysPage(account.id), csrfToken: fields._csrf },
       async () => {
         // A suspended account keeps its dashboard and may revoke keys, but gets no new ones.
         if (account.status !== 'active') throw new DomainError('account_inactive', `account ${account.status}: it cannot create API keys`, { accountStatus: account.status });
-        const { key } = await createKey(deps.db, account.id, fields.name, deps.now());
+        const { key } = await createKey(deps.db, account.id, fields.name, deps.now(), { test: fields.test === 'yes' });
         // Shown in this answer only: the store keeps its hash, this page is not cached.
-        return render(request, reply, 'keys', { ...(await keysPage(account.id)), newKey: key, newKeyName: fields.name?.trim() ?? '' });
+        return render(request, reply, 'keys', { ...(await keysPage(account.id)), newKey: key, newKeyName: fields.name?.trim() ?? '', newKeyTest: fields.test === 'yes' });
       },
     );
   });

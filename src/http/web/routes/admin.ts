@@ -3,13 +3,16 @@
 // puts it in the ledger or the audit record with the admin's email.
 import type { FastifyInstance } from 'fastify';
 import { ACCOUNT_STATUSES, requireAccountById, searchAccounts, type Account } from '../../../accounts/accounts.ts';
-import { changeAccount, editPlan, grantCredits, revokeKeyOf } from '../../../accounts/admin.ts';
+import { changeAccount, editPlan, editPrice, grantCredits, revokeKeyOf } from '../../../accounts/admin.ts';
 import { listAudit } from '../../../accounts/audit.ts';
-import { CREDIT_PACKS, listLedger } from '../../../accounts/credits.ts';
+import { CREDIT_PACKS, creditDebt, listLedger } from '../../../accounts/credits.ts';
 import { listKeys } from '../../../accounts/keys.ts';
 import { findPlan, listPlans, type Plan } from '../../../accounts/plans.ts';
 import { latestConversions } from '../../../conversion/records.ts';
 import { DomainError } from '../../../errors.ts';
+import { currencyDigits, findPrice, formatMoney, listPrices, parseMoney, priceText, productName, type Price } from '../../../payments/prices.ts';
+import { listPurchases, purchaseState } from '../../../payments/purchases.ts';
+import { listSubscriptions } from '../../../payments/subscriptions.ts';
 import { formatBytes, formatTime, formFields, queryText, type Pages } from '../pages.ts';
 
 type IdParams = { Params: { id: string } };
@@ -36,28 +39,33 @@ export function adminRoutes(app: FastifyInstance, pages: Pages): void {
 
     admin.get<{ Querystring: { q?: unknown } }>('/admin', async (request, reply) => {
       const query = (queryText(request.query.q) ?? '').trim();
-      const [accounts, plans, audit] = await Promise.all([
+      const [accounts, plans, audit, prices] = await Promise.all([
         query === '' ? Promise.resolve([]) : searchAccounts(deps.db, query),
         listPlans(deps.db),
         listAudit(deps.db, undefined, 20),
+        listPrices(deps.db),
       ]);
       return render(request, reply, 'admin', {
         title: 'Admin',
         query,
         accounts,
         plans,
+        prices: prices.map((p) => ({ product: p.product, name: productName(p), price: priceText(p), active: p.active })),
         audit: audit.map((e) => ({ ...e, time: formatTime(e.createdAt) })),
       });
     });
 
     async function accountPage(id: string) {
       const target = await requireAccountById(deps.db, id);
-      const [plans, keys, conversions, ledger, audit] = await Promise.all([
+      const [plans, keys, conversions, ledger, audit, purchases, subscriptions, debt] = await Promise.all([
         listPlans(deps.db),
         listKeys(deps.db, id),
         latestConversions(deps.db, id, 10),
         listLedger(deps.db, id, 100),
         listAudit(deps.db, id, 100),
+        listPurchases(deps.db, id),
+        listSubscriptions(deps.db, id),
+        creditDebt(deps.db, id),
       ]);
       // One history, newest first: balance changes from the ledger, the rest from the audit record.
       const history = [
@@ -65,9 +73,10 @@ export function adminRoutes(app: FastifyInstance, pages: Pages): void {
           at: e.createdAt,
           change: `${e.delta > 0 ? '+' : ''}${e.delta} credit${Math.abs(e.delta) === 1 ? '' : 's'}`,
           what: `${e.kind}: ${e.reason}${e.conversionId ? ` (${e.conversionId})` : ''}`,
-          by: /(?:added by|grant by) (.+)$/.exec(e.reason)?.[1] ?? '',
+          by: /(?:added by|grant by) (.+)$/.exec(e.reason)?.[1] ?? (e.stripeRef ? 'Stripe' : ''),
+          stripe: e.stripeRef ?? '',
         })),
-        ...audit.map((e) => ({ at: e.createdAt, change: e.action, what: e.detail, by: e.actor })),
+        ...audit.map((e) => ({ at: e.createdAt, change: e.action, what: e.detail, by: e.actor, stripe: '' })),
       ]
         .sort((a, b) => b.at - a.at)
         .map((h) => ({ ...h, time: formatTime(h.at) }));
@@ -86,6 +95,21 @@ export function adminRoutes(app: FastifyInstance, pages: Pages): void {
         })),
         conversions: conversions.map((c) => ({ ...c, size: formatBytes(c.fileSize), time: formatTime(c.createdAt) })),
         history,
+        debt,
+        purchases: purchases.map((p) => ({
+          time: formatTime(p.createdAt),
+          what: p.credits > 0 ? `${p.credits} credits` : `plan ${p.plan ?? ''}`,
+          amount: p.amount !== null && p.currency ? formatMoney(p.amount, p.currency) : '',
+          state: purchaseState(p),
+          reversed: p.creditsReversed,
+          stripe: [p.checkoutSessionId, p.id, p.chargeId, p.subscriptionId].filter((v, i, all) => v && all.indexOf(v) === i).join(' '),
+          receiptUrl: p.receiptUrl && /^https?:\/\//.test(p.receiptUrl) ? p.receiptUrl : null,
+        })),
+        subscriptions: subscriptions.map((s) => ({
+          ...s,
+          periodEnd: s.currentPeriodEnd === null ? '' : formatTime(s.currentPeriodEnd),
+          ends: s.endsAt === null ? '' : formatTime(s.endsAt),
+        })),
       };
     }
 
@@ -133,6 +157,36 @@ export function adminRoutes(app: FastifyInstance, pages: Pages): void {
         values: { dailyQuota: text(plan.dailyQuota), burstPerSecond: text(plan.burstPerSecond), concurrency: text(plan.concurrency) },
       };
     }
+
+    async function pricePage(product: string): Promise<{ title: string; price: Price; name: string; values: Record<string, string> }> {
+      const price = await findPrice(deps.db, product);
+      if (!price) throw new DomainError('not_found', `no product named ${JSON.stringify(product)}`);
+      const digits = currencyDigits(price.currency);
+      return {
+        title: `Price of ${productName(price)}`,
+        price,
+        name: productName(price),
+        values: { amount: (price.unitAmount / 10 ** digits).toFixed(digits), currency: price.currency, active: price.active ? 'yes' : 'no' },
+      };
+    }
+
+    admin.get<{ Params: { product: string } }>('/admin/prices/:product', async (request, reply) => render(request, reply, 'admin-price', await pricePage(request.params.product)));
+
+    admin.post<{ Params: { product: string } }>('/admin/prices/:product', async (request, reply) => {
+      const fields = formFields(request.body, ['_csrf', 'amount', 'currency', 'active']);
+      const page = await pricePage(request.params.product);
+      return submit(request, reply, { template: 'admin-price', title: page.title, values: fields, data: { price: page.price, name: page.name }, csrfToken: fields._csrf }, async () => {
+        const currency = (fields.currency ?? '').trim().toLowerCase();
+        const price = await editPrice(
+          deps.db,
+          adminOf(request.signedIn),
+          page.price.product,
+          { currency, unitAmount: parseMoney(fields.amount ?? '', currency || page.price.currency), active: fields.active === 'yes' },
+          deps.now(),
+        );
+        return render(request, reply, 'admin-price', { ...(await pricePage(price.product)), notice: `${productName(price)} now costs ${priceText(price)}${price.active ? '' : ' (off sale)'}.` });
+      });
+    });
 
     admin.get<{ Params: { name: string } }>('/admin/plans/:name', async (request, reply) => render(request, reply, 'admin-plan', await planPage(request.params.name)));
 

@@ -1,13 +1,20 @@
-// The landing page: what the service does, the plans as their rows say, the credit packs.
+// The landing page: what the service does, the plans as their rows say, the prices of packs and plans.
 import type { FastifyInstance } from 'fastify';
-import { CREDIT_PACKS } from '../../../accounts/credits.ts';
 import { listPlans } from '../../../accounts/plans.ts';
+import { listPrices, priceText } from '../../../payments/prices.ts';
+import { checkoutAttempt } from '../../../payments/stripe.ts';
 import { planLabel, type Pages } from '../pages.ts';
+import { OPERATOR_MESSAGE, priceOffer } from './billing.ts';
 
 export function homeRoutes(app: FastifyInstance, pages: Pages): void {
   const { render, deps } = pages;
   app.get('/', async (request, reply) => {
-    const plans = await listPlans(deps.db);
+    const [plans, prices] = await Promise.all([listPlans(deps.db), listPrices(deps.db, { activeOnly: true })]);
+    const offers = prices.map(priceOffer);
+    const planPrice = (name: string) => {
+      const price = prices.find((p) => p.kind === 'plan' && p.plan === name);
+      return price ? priceText(price) : name === 'free' ? 'free' : 'from the operator';
+    };
     // As a price list reads: metered first, then by daily quota, no quota last.
     plans.sort((a, b) => Number(b.metered) - Number(a.metered) || (a.dailyQuota ?? Infinity) - (b.dailyQuota ?? Infinity));
     return render(
@@ -16,8 +23,15 @@ export function homeRoutes(app: FastifyInstance, pages: Pages): void {
       'home',
       {
         title: 'Raster to SVG',
-        plans: plans.map((plan) => ({ ...plan, label: planLabel(plan.name) })),
-        packs: CREDIT_PACKS,
+        plans: plans.map((plan) => ({ ...plan, label: planLabel(plan.name), price: planPrice(plan.name) })),
+        // The pricing section's offers (home.eta includes pricing.eta).
+        pricing: {
+          packs: offers.filter((o) => o.kind === 'pack'),
+          plans: offers.filter((o) => o.kind === 'plan').map((o) => ({ ...o, current: request.signedIn?.plan.name === o.plan })),
+          paymentsEnabled: deps.payments !== undefined,
+          operatorMessage: OPERATOR_MESSAGE,
+          attempt: checkoutAttempt(undefined),
+        },
         freeCredits: plans.find((plan) => plan.name === 'free')?.signupCredits ?? 0,
       },
       { session: false },

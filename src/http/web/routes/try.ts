@@ -177,7 +177,7 @@ export function tryRoutes(app: FastifyInstance, pages: Pages, deps: TryDeps): vo
       request.log.info(refusalLog(refusal.status, error), 'conversion refused');
       if (refusal.retryAfterSeconds !== undefined) void reply.header('retry-after', String(refusal.retryAfterSeconds));
       if (wantsJson) return reply.code(refusal.status).send({ error: refusal.message });
-      return tryPage(request, reply, { error: refusal.message, params: paramRows(form.fields), paramsOpen: true }, refusal.status);
+      return tryPage(request, reply, { error: refusal.message, errorLink: refusal.link, params: paramRows(form.fields), paramsOpen: true }, refusal.status);
     }
   });
 }
