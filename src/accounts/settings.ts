@@ -3,6 +3,7 @@
 // the account's sessions is the caller's (src/sessions/ may be Redis).
 import type { Kysely } from 'kysely';
 import { DomainError } from '../errors.ts';
+import { listSubscriptions } from '../payments/subscriptions.ts';
 import type { Schema } from '../store/schema.ts';
 import { findAccount, validEmail } from './accounts.ts';
 import { recordAudit } from './audit.ts';
@@ -50,12 +51,18 @@ export async function requestEmailChange(db: Kysely<Schema>, accountId: string, 
 }
 
 /**
- * Deletes the account (the current password checked by the caller): its keys, conversion
- * records, reservations, links and password go, and its email is freed. The row stays, with no
+ * Deletes the account (the current password checked by the caller), unless a subscription of
+ * it still renews (conflict): its keys, conversion records, reservations, links and password
+ * go, and its email is freed. Purchases stay, like the ledger, as payment records. The row stays, with no
  * email and no password, so that its ledger rows keep an anonymous trace of every credit given,
  * bought and spent (docs/limits.md); the audit record notes the deletion without the address.
  */
 export async function deleteAccount(db: Kysely<Schema>, accountId: string, now = Date.now()): Promise<void> {
+  // A subscription that still renews would go on charging an account no one can log in to.
+  const renewing = (await listSubscriptions(db, accountId)).find((subscription) => subscription.live && !subscription.cancelAtPeriodEnd);
+  if (renewing) {
+    throw new DomainError('conflict', `your subscription to the ${renewing.plan} plan still renews: cancel it on the Billing page first, then delete the account`);
+  }
   await db.transaction().execute(async (trx) => {
     await trx.deleteFrom('api_keys').where('account_id', '=', accountId).execute();
     await trx.deleteFrom('conversions').where('account_id', '=', accountId).execute();

@@ -104,6 +104,19 @@ for (const dialect of await dialects()) {
       assert.ok(!audit.some((entry) => entry.detail.includes('leaving@')), 'the audit record holds no email');
     });
 
+    it('refuses to delete an account whose subscription still renews, until it is set to end', async () => {
+      const account = await createAccount(store.db, { email: 'subscriber@example.com', plan: 'pro' }, T0);
+      await store.db
+        .insertInto('subscriptions')
+        .values({ id: 'sub_test_1', account_id: account.id, plan: 'pro', status: 'active', cancel_at_period_end: 0, current_period_end: T0 + 1e9, customer_id: 'cus_1', last_event_at: T0, plan_state: 'granted', ends_at: null, created_at: T0, updated_at: T0 })
+        .execute();
+      await assert.rejects(deleteAccount(store.db, account.id, T0 + 1), /subscription to the pro plan still renews: cancel it on the Billing page first/);
+      assert.ok(await findAccount(store.db, account.id), 'nothing deleted');
+      await store.db.updateTable('subscriptions').set({ cancel_at_period_end: 1 }).where('id', '=', 'sub_test_1').execute();
+      await deleteAccount(store.db, account.id, T0 + 2);
+      assert.equal(await findAccount(store.db, account.id), undefined);
+    });
+
     it('a used reset link ends every other reset link of the account, and verifies its email', async () => {
       const created = await signUp(store.db, passwords, { email: 'reset@example.com', password: PASSWORD }, T0);
       assert.ok(created);
