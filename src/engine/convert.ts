@@ -31,7 +31,7 @@ export interface ConvertOptions {
 /** Control points closer than this (working pixels) to the chord make a cubic a line. */
 const STRAIGHT_TOLERANCE = 0.15;
 /** The self-check compares at most this many pixels: enough for an eye or a letter to count. */
-export const CHECK_PIXELS = 400_000;
+export const CHECK_PIXELS = 250_000;
 /** A retrace starts only this early in a conversion, and only if it is expected to end by RETRACE_END_MS. */
 const RETRACE_START_BEFORE_MS = 5_000;
 const RETRACE_END_MS = 9_000;
@@ -215,7 +215,7 @@ interface TracedPicture {
  */
 async function traceWorking(working: RgbaImage, kind: ImageKind, params: TraceParams, decoded: DecodedImage, stats: ImageStats): Promise<TracedPicture> {
   if (kind === 'logo') {
-    const curveMode = resolveCurveMode(params.curveMode, 'logo', false);
+    const curveMode = resolveCurveMode(params.curveMode, 'logo');
     const artwork = await traceArtworkOrFail(working, params, curveMode);
     if (artwork) return { ...artwork, curveMode };
   }
@@ -224,9 +224,11 @@ async function traceWorking(working: RgbaImage, kind: ImageKind, params: TracePa
   const source = params.inputEnhance && kind !== 'logo' ? await enhanceInput(working, kind) : working;
   const prepared = await prepareWithinBudget(source, kind, params.colorPrecision, sketchUpscale, params.inputEnhance);
   const workingScale = prepared.width / decoded.originalWidth;
-  const curveMode = resolveCurveMode(params.curveMode, kind, prepared.dense);
-  // Ink on its own pixel grid: exact pixel outlines from the tracer, fitted here (line-art.ts).
-  const ownInkFit = kind === 'sketch' && fitsInkOutlines(curveMode, sketchUpscale);
+  const curveMode = resolveCurveMode(params.curveMode, kind);
+  // Ink on its own pixel grid, and dense artwork (maps, charts) on a grid reduced to fit the
+  // budget: exact pixel outlines from the tracer, fitted here (line-art.ts): their hairlines and
+  // lettering keep their place, without the squares of pixel-exact outlines.
+  const ownInkFit = (kind === 'sketch' && fitsInkOutlines(curveMode, sketchUpscale)) || (kind === 'logo' && prepared.dense && curveMode === 'spline');
   const config = buildTracerConfig(params, { kind, curveMode, workingScale, dense: prepared.dense, exactOutlines: ownInkFit });
 
   let tracerSvg: string;

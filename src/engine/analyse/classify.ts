@@ -38,6 +38,8 @@ export interface ImageStats {
    * JPEG compression, which breaks exact equality. Clipped areas are flat in photographs too.
    */
   nearFlatShare: number;
+  /** As equalNeighbourShare, among the pairs nearFlatShare counts: clipped shadows and highlights (a night sky) left out. */
+  equalUnclippedShare: number;
   /**
    * Share of opaque pixels farther than OFF_AXIS_DISTANCE (RGB) from the principal axis of the
    * image's colours: near 0 for monochrome images (grey, sepia or any one tint), large for colour.
@@ -213,6 +215,7 @@ function measurePixels(rgba: Buffer, width: number, height: number): Omit<ImageS
   let alphaSteps = 0;
   let hardAlphaSteps = 0;
   let unclippedPairs = 0;
+  let equalUnclippedPairs = 0;
   let nearFlatPairs = 0;
   // Colour sums and products, for the principal axis.
   let sr = 0;
@@ -300,6 +303,7 @@ function measurePixels(rgba: Buffer, width: number, height: number): Omit<ImageS
         if (!clipped) {
           unclippedPairs++;
           if (difference <= NEAR_FLAT_DIFFERENCE) nearFlatPairs++;
+          if (difference === 0) equalUnclippedPairs++;
         }
       }
     }
@@ -326,6 +330,7 @@ function measurePixels(rgba: Buffer, width: number, height: number): Omit<ImageS
     rampShare: ramps / Math.max(1, rampRuns),
     hardAlphaShare: alphaSteps === 0 ? 1 : hardAlphaSteps / alphaSteps,
     nearFlatShare: nearFlatPairs / Math.max(1, unclippedPairs),
+    equalUnclippedShare: equalUnclippedPairs / Math.max(1, unclippedPairs),
     offAxisShare: farFromAxis,
     meanChroma: chroma / opaqueOrOne,
     darkShare: dark / opaqueOrOne,
@@ -382,7 +387,8 @@ export interface ImageFacts {
 export const RULES = {
   pixelArt: {
     maxLongSide: 512,
-    maxColours: 1024,
+    /** A small palette: what a sprite sheet holds (the emoji sheet with its glows: 460). */
+    maxColours: 512,
     maxAaBlendShare: 0.06,
     /** An indexed source of at most 256 colours (a game's palette) may shade with more of its own colours. */
     maxIndexedAaBlendShare: 0.2,
@@ -390,7 +396,7 @@ export const RULES = {
     maxEqualNeighbourShare: 0.9,
     minHardAlphaShare: 0.9,
   },
-  inkOnPaper: { minPaperLuma: 80, minContrast: 40, maxOffLineShare: 0.04, maxContinuousToneShare: 0.0025 },
+  inkOnPaper: { minPaperLuma: 80, minContrast: 40, maxOffLineShare: 0.1, maxSaturatedOffLineShare: 0.01, maxContinuousToneShare: 0.0025 },
   inkWithoutPaper: { maxMeanChroma: 8, minDarkShare: 0.1 },
   icon: { maxLongSide: 128, thumbnailMaxEqual: 0.4, thumbnailMinRamps: 0.4 },
   photoDoubt: { minEqualNeighbourShare: 0.25 },
@@ -448,6 +454,7 @@ export function isInkOnPaper(ink: InkStats): boolean {
     ink.paperLuma >= rule.minPaperLuma &&
     ink.contrast >= rule.minContrast &&
     ink.offLineShare <= rule.maxOffLineShare &&
+    ink.saturatedOffLineShare <= rule.maxSaturatedOffLineShare &&
     ink.continuousToneShare <= rule.maxContinuousToneShare
   );
 }
@@ -474,7 +481,7 @@ function isInkWithoutPaper(stats: ImageStats): boolean {
  */
 export function doubtfulAlternative(kind: ImageKind, stats: ImageStats): ImageKind | undefined {
   if (kind !== 'photo' || isGrey(stats)) return undefined;
-  return stats.equalNeighbourShare > RULES.photoDoubt.minEqualNeighbourShare ? 'logo' : undefined;
+  return stats.equalUnclippedShare > RULES.photoDoubt.minEqualNeighbourShare ? 'logo' : undefined;
 }
 
 /** The kind of picture, from its statistics and what the decoder saw. */
@@ -504,10 +511,10 @@ export function classifyImage(stats: ImageStats, facts: ImageFacts): ImageKind {
   // Colour artwork with smooth shading (a mascot with gradients): many exactly equal neighbours,
   // which sensor noise and JPEG take from colour photographs (at most 0.2 on every one measured;
   // grey photographs reach 0.4 in their clipped shadows).
-  if (!isGrey(stats) && stats.equalNeighbourShare > flatRule.minEqualInColour) return 'logo';
+  if (!isGrey(stats) && stats.equalUnclippedShare > flatRule.minEqualInColour) return 'logo';
   // Anti-aliased flat artwork (a map, a screenshot): colour changes are mostly steps, where a
   // photograph's are mostly ramps (at least half of its clear changes on every image measured).
-  if (stats.rampShare < flatRule.maxRampShare && stats.equalNeighbourShare > flatRule.minEqualWithFewRamps) return 'logo';
+  if (stats.rampShare < flatRule.maxRampShare && stats.equalUnclippedShare > flatRule.minEqualWithFewRamps) return 'logo';
   // An indexed-colour source is flat colour even when resampling blurred it (maps, charts); in
   // grey it may as well be a scanned photograph (a halftone plate): its pixels decide.
   if (facts.palette && !isGrey(stats)) return 'logo';

@@ -464,6 +464,12 @@ export interface InkStats {
    */
   offLineShare: number;
   /**
+   * Share of pixels off that line (as offLineShare) in a strongly saturated colour (max − min
+   * channel at least SATURATED_CHROMA): a coloured symbol or fill of artwork, where yellowing,
+   * stains and light falling off stay pale.
+   */
+  saturatedOffLineShare: number;
+  /**
    * Share of pixels that are mid-tones (between a quarter and three quarters of the way from ink
    * to paper) with no ink or paper pixel within CONTINUOUS_TONE_RADIUS: continuous tone, as in
    * photographs. Ink on paper has mid-tones only at the edges of strokes.
@@ -472,6 +478,7 @@ export interface InkStats {
 }
 
 export const OFF_LINE_DISTANCE = 24;
+export const SATURATED_CHROMA = 80;
 /**
  * The window radius for continuousToneShare, in pixels of the classifier's sample (at most
  * 0.4 MP). Calibrated on samples of 400 px and more on the long side: smaller greyscale
@@ -502,6 +509,7 @@ export function measureInk(rgba: Buffer, width: number, height: number): InkStat
   const ub = axis.b / axisLength;
   let counted = 0;
   let offLine = 0;
+  let saturatedOffLine = 0;
   let continuous = 0;
   const radius = CONTINUOUS_TONE_RADIUS;
   for (let y = 0; y < height; y++) {
@@ -516,7 +524,13 @@ export function measureInk(rgba: Buffer, width: number, height: number): InkStat
       const er = dr - along * ur;
       const eg = dg - along * ug;
       const eb = db - along * ub;
-      if (er * er + eg * eg + eb * eb > OFF_LINE_DISTANCE * OFF_LINE_DISTANCE) offLine++;
+      if (er * er + eg * eg + eb * eb > OFF_LINE_DISTANCE * OFF_LINE_DISTANCE) {
+        offLine++;
+        const r = rgba[i] as number;
+        const g = rgba[i + 1] as number;
+        const b = rgba[i + 2] as number;
+        if (Math.max(r, g, b) - Math.min(r, g, b) >= SATURATED_CHROMA) saturatedOffLine++;
+      }
       const alpha = ((normalised[p] as number) - inkLevel) / span;
       if (alpha < 0.25 || alpha > 0.75) continue;
       const x0 = Math.max(0, x - radius);
@@ -531,6 +545,7 @@ export function measureInk(rgba: Buffer, width: number, height: number): InkStat
     paperLuma: separation.mainPaperLuma,
     contrast,
     offLineShare: offLine / Math.max(1, counted),
+    saturatedOffLineShare: saturatedOffLine / Math.max(1, counted),
     continuousToneShare: continuous / Math.max(1, counted),
   };
 }

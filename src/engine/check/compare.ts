@@ -64,20 +64,25 @@ export function compareImages(source: Uint8Array, result: Uint8Array, width: num
     ssim: new Float32Array(columns * rows).fill(1),
     content: new Float32Array(columns * rows),
   };
+  const tileIndex = tileIndexOf(width, height, tiles);
   for (let p = 0; p < pixels; p++) {
     if ((source[p * 4 + 3] as number) >= 128 || (result[p * 4 + 3] as number) >= 128) {
-      const t = tileOf(p % width, Math.floor(p / width), width, height, tiles);
+      const t = tileIndex[p] as number;
       tiles.content[t] = (tiles.content[t] as number) + 1;
     }
   }
   let worstSsim = Infinity;
   let worstDeltaE = 0;
-  // Opaque pixels look the same on any ground: two opaque images need only one.
+  // Opaque pixels look the same on any ground: two opaque images need only one, and the second
+  // ground recomputes only the pixels that are not opaque.
   const grounds = isOpaque(source) && isOpaque(result) ? [1] : [1, 0];
+  let previous: [Float32Array, Float32Array] | undefined;
+  const deltaE = new Float32Array(pixels);
+  const ssim = new SsimScratch(pixels);
   for (const ground of grounds) {
-    const a = oklabOver(source, ground);
-    const b = oklabOver(result, ground);
-    const deltaE = new Float32Array(pixels);
+    const a = oklabOver(source, ground, previous?.[0]);
+    const b = oklabOver(result, ground, previous?.[1]);
+    previous = [a, b];
     let total = 0;
     for (let p = 0; p < pixels; p++) {
       const i = p * 3;
@@ -88,13 +93,13 @@ export function compareImages(source: Uint8Array, result: Uint8Array, width: num
       deltaE[p] = d;
       total += d;
     }
-    const ssimMap = lightnessSsim(a, b, width, height);
+    const ssimMap = lightnessSsim(a, b, width, height, ssim);
     let ssimTotal = 0;
     for (let p = 0; p < pixels; p++) ssimTotal += ssimMap[p] as number;
     worstSsim = Math.min(worstSsim, ssimTotal / pixels);
     worstDeltaE = Math.max(worstDeltaE, total / pixels);
-    tileMeans(deltaE, width, height, tiles, tiles.deltaE, Math.max);
-    tileMeans(ssimMap, width, height, tiles, tiles.ssim, Math.min);
+    tileMeans(deltaE, tileIndex, width, height, tiles, tiles.deltaE, Math.max);
+    tileMeans(ssimMap, tileIndex, width, height, tiles, tiles.ssim, Math.min);
   }
   for (let t = 0; t < tiles.content.length; t++) {
     const area = tileArea(t, width, height, tiles);
@@ -117,6 +122,18 @@ function isOpaque(rgba: Uint8Array): boolean {
   return true;
 }
 
+/** The tile of every pixel. */
+function tileIndexOf(width: number, height: number, tiles: Pick<TileScores, 'columns' | 'rows'>): Int32Array {
+  const column = new Int32Array(width);
+  for (let x = 0; x < width; x++) column[x] = Math.floor((x * tiles.columns) / width);
+  const index = new Int32Array(width * height);
+  for (let y = 0; y < height; y++) {
+    const row = Math.floor((y * tiles.rows) / height) * tiles.columns;
+    for (let x = 0; x < width; x++) index[y * width + x] = row + (column[x] as number);
+  }
+  return index;
+}
+
 /** The tile a pixel lies in. */
 export function tileOf(x: number, y: number, width: number, height: number, tiles: Pick<TileScores, 'columns' | 'rows'>): number {
   return Math.floor((y * tiles.rows) / height) * tiles.columns + Math.floor((x * tiles.columns) / width);
@@ -131,17 +148,27 @@ export function tileArea(t: number, width: number, height: number, tiles: Pick<T
 }
 
 /** Each tile's mean of `values`, merged into `into` with `pick` (the worse of two grounds). */
-function tileMeans(values: Float32Array, width: number, height: number, tiles: TileScores, into: Float32Array, pick: (a: number, b: number) => number): void {
+function tileMeans(values: Float32Array, tileIndex: Int32Array, width: number, height: number, tiles: TileScores, into: Float32Array, pick: (a: number, b: number) => number): void {
   const sums = new Float64Array(into.length);
-  for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) {
-      const t = tileOf(x, y, width, height, tiles);
-      sums[t] = (sums[t] as number) + (values[y * width + x] as number);
-    }
+  for (let p = 0; p < values.length; p++) {
+    const t = tileIndex[p] as number;
+    sums[t] = (sums[t] as number) + (values[p] as number);
   }
   for (let t = 0; t < into.length; t++) {
     const mean = (sums[t] as number) / tileArea(t, width, height, tiles);
     into[t] = pick(into[t] as number, mean);
+  }
+}
+
+/** Buffers of lightnessSsim, reused for the second ground. */
+class SsimScratch {
+  readonly moments: [Float32Array, Float32Array, Float32Array, Float32Array, Float32Array];
+  readonly line: Float32Array;
+  readonly out: Float32Array;
+  constructor(pixels: number) {
+    this.moments = [new Float32Array(pixels), new Float32Array(pixels), new Float32Array(pixels), new Float32Array(pixels), new Float32Array(pixels)];
+    this.line = new Float32Array(pixels);
+    this.out = new Float32Array(pixels);
   }
 }
 
@@ -150,24 +177,20 @@ function tileMeans(values: Float32Array, width: number, height: number, tiles: T
  * of (2 × WINDOW_RADIUS + 1)² pixels clipped at the borders: a box instead of the usual Gaussian,
  * so that each window costs a constant through running sums.
  */
-function lightnessSsim(a: Float32Array, b: Float32Array, width: number, height: number): Float32Array {
+function lightnessSsim(a: Float32Array, b: Float32Array, width: number, height: number, scratch: SsimScratch): Float32Array {
   const pixels = width * height;
-  const la = new Float64Array(pixels);
-  const lb = new Float64Array(pixels);
+  const [muA, muB, sAA, sBB, sAB] = scratch.moments;
   for (let p = 0; p < pixels; p++) {
-    la[p] = a[p * 3] as number;
-    lb[p] = b[p * 3] as number;
+    const x = a[p * 3] as number;
+    const y = b[p * 3] as number;
+    muA[p] = x;
+    muB[p] = y;
+    sAA[p] = x * x;
+    sBB[p] = y * y;
+    sAB[p] = x * y;
   }
-  const moments = [la, lb, new Float64Array(pixels), new Float64Array(pixels), new Float64Array(pixels)] as const;
-  for (let p = 0; p < pixels; p++) {
-    const x = la[p] as number;
-    const y = lb[p] as number;
-    moments[2][p] = x * x;
-    moments[3][p] = y * y;
-    moments[4][p] = x * y;
-  }
-  const [muA, muB, sAA, sBB, sAB] = moments.map((m) => boxMean(m, width, height, WINDOW_RADIUS)) as [Float64Array, Float64Array, Float64Array, Float64Array, Float64Array];
-  const out = new Float32Array(pixels);
+  for (const moment of scratch.moments) boxMean(moment, width, height, WINDOW_RADIUS, scratch.line);
+  const out = scratch.out;
   for (let p = 0; p < pixels; p++) {
     const ma = muA[p] as number;
     const mb = muB[p] as number;
@@ -179,9 +202,8 @@ function lightnessSsim(a: Float32Array, b: Float32Array, width: number, height: 
   return out;
 }
 
-/** Mean over the (2r+1)² box around each pixel, clipped at the borders (separable running sums). */
-function boxMean(values: Float64Array, width: number, height: number, radius: number): Float64Array {
-  const horizontal = new Float64Array(values.length);
+/** In place: the mean over the (2r+1)² box around each pixel, clipped at the borders (separable running sums). */
+function boxMean(values: Float32Array, width: number, height: number, radius: number, horizontal: Float32Array): void {
   for (let y = 0; y < height; y++) {
     const row = y * width;
     let sum = 0;
@@ -204,27 +226,28 @@ function boxMean(values: Float64Array, width: number, height: number, radius: nu
       horizontal[row + x] = sum / count;
     }
   }
-  const out = new Float64Array(values.length);
-  for (let x = 0; x < width; x++) {
-    let sum = 0;
-    let count = 0;
-    for (let y = 0; y < Math.min(radius, height); y++) {
-      sum += horizontal[y * width + x] as number;
+  // Down the columns, a row at a time (running sums per column), so memory is read in order.
+  const sums = new Float64Array(width);
+  let count = 0;
+  for (let y = 0; y < Math.min(radius, height); y++) {
+    const row = y * width;
+    for (let x = 0; x < width; x++) sums[x] = (sums[x] as number) + (horizontal[row + x] as number);
+    count++;
+  }
+  for (let y = 0; y < height; y++) {
+    const enter = y + radius;
+    if (enter < height) {
+      const row = enter * width;
+      for (let x = 0; x < width; x++) sums[x] = (sums[x] as number) + (horizontal[row + x] as number);
       count++;
     }
-    for (let y = 0; y < height; y++) {
-      const enter = y + radius;
-      if (enter < height) {
-        sum += horizontal[enter * width + x] as number;
-        count++;
-      }
-      const leave = y - radius - 1;
-      if (leave >= 0) {
-        sum -= horizontal[leave * width + x] as number;
-        count--;
-      }
-      out[y * width + x] = sum / count;
+    const leave = y - radius - 1;
+    if (leave >= 0) {
+      const row = leave * width;
+      for (let x = 0; x < width; x++) sums[x] = (sums[x] as number) - (horizontal[row + x] as number);
+      count--;
     }
+    const row = y * width;
+    for (let x = 0; x < width; x++) values[row + x] = (sums[x] as number) / count;
   }
-  return out;
 }

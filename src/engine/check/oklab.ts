@@ -19,6 +19,9 @@ export function linearToOklab(r: number, g: number, b: number, out: Float32Array
   out[at + 2] = 0.0259040371 * l + 0.7827717662 * m - 0.808675881 * s;
 }
 
+/** Entries of oklabOver's colour cache. */
+const CACHE_SIZE = 4096;
+
 /** 8-bit sRGB → Oklab. */
 export function srgbToOklab(r: number, g: number, b: number, out: Float32Array, at: number): void {
   linearToOklab(LINEAR[r] as number, LINEAR[g] as number, LINEAR[b] as number, out, at);
@@ -28,12 +31,42 @@ export function srgbToOklab(r: number, g: number, b: number, out: Float32Array, 
  * Oklab of every pixel of straight (not premultiplied) RGBA composited over a background grey
  * level (0–1, in linear light: 0 black, 1 white). Compositing happens in linear light, as a
  * renderer blends, so a half-covered edge pixel reads as the colour a person sees there.
+ * `opaqueFrom`, the same image over another ground, gives its opaque pixels ready-made.
  */
-export function oklabOver(rgba: Uint8Array, background: number): Float32Array {
+export function oklabOver(rgba: Uint8Array, background: number, opaqueFrom?: Float32Array): Float32Array {
   const pixels = rgba.length / 4;
   const out = new Float32Array(pixels * 3);
+  // Opaque colours recur (artwork has few): a small direct-mapped cache spares their cube roots.
+  const cachedKey = new Int32Array(CACHE_SIZE).fill(-1);
+  const cached = new Float32Array(CACHE_SIZE * 3);
+  const ground = new Float32Array(3);
+  linearToOklab(background, background, background, ground, 0);
   for (let p = 0; p < pixels; p++) {
     const i = p * 4;
+    if (rgba[i + 3] === 0) {
+      out[p * 3] = ground[0] as number;
+      out[p * 3 + 1] = ground[1] as number;
+      out[p * 3 + 2] = ground[2] as number;
+      continue;
+    }
+    if (rgba[i + 3] === 255) {
+      if (opaqueFrom) {
+        out[p * 3] = opaqueFrom[p * 3] as number;
+        out[p * 3 + 1] = opaqueFrom[p * 3 + 1] as number;
+        out[p * 3 + 2] = opaqueFrom[p * 3 + 2] as number;
+        continue;
+      }
+      const key = ((rgba[i] as number) << 16) | ((rgba[i + 1] as number) << 8) | (rgba[i + 2] as number);
+      const slot = (Math.imul(key, 0x9e3779b1) >>> 0) % CACHE_SIZE;
+      if (cachedKey[slot] !== key) {
+        srgbToOklab(rgba[i] as number, rgba[i + 1] as number, rgba[i + 2] as number, cached, slot * 3);
+        cachedKey[slot] = key;
+      }
+      out[p * 3] = cached[slot * 3] as number;
+      out[p * 3 + 1] = cached[slot * 3 + 1] as number;
+      out[p * 3 + 2] = cached[slot * 3 + 2] as number;
+      continue;
+    }
     const alpha = (rgba[i + 3] as number) / 255;
     const rest = (1 - alpha) * background;
     linearToOklab(

@@ -57,13 +57,13 @@ export function automaticSpeckle(kind: ImageKind, workingScale: number, dense: b
  * a chart) or a photograph, whose pixels would show as squares and stair-steps at 100 % once
  * traced on a grid coarser than the output. Photos get polygons: they fit the palette's ragged
  * region edges with a third of the bytes of splines at the same fidelity. Other artwork and line
- * art get splines, dense artwork polygons (its buildings, lettering and hairlines are a few
- * working pixels, which spline fitting rounds away).
+ * art get splines; dense artwork's are fitted to its exact pixel outlines (convert.ts), as ink's
+ * are, since VTracer's own would round its hairlines and lettering away.
  */
-export function resolveCurveMode(curveMode: CurveMode, kind: ImageKind, dense: boolean): ResolvedCurveMode {
+export function resolveCurveMode(curveMode: CurveMode, kind: ImageKind): ResolvedCurveMode {
   if (curveMode !== 'auto') return curveMode;
   if (kind === 'pixelart') return 'none';
-  return kind === 'photo' || (kind === 'logo' && dense) ? 'polygon' : 'spline';
+  return kind === 'photo' ? 'polygon' : 'spline';
 }
 
 const SIMPLIFY_MODE: Record<ResolvedCurveMode, PathSimplifyMode> = {

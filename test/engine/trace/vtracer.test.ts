@@ -16,15 +16,13 @@ test('segmentLength spans VTracer’s useful length range 3.5–10', () => {
   assert.equal(lengthThreshold(20), 10);
 });
 
-test('curveMode auto: only pixel art pixel-exact; photos and dense artwork polygons, the rest splines', () => {
-  assert.equal(resolveCurveMode('auto', 'pixelart', false), 'none');
-  assert.equal(resolveCurveMode('auto', 'photo', false), 'polygon');
-  assert.equal(resolveCurveMode('auto', 'photo', true), 'polygon');
-  assert.equal(resolveCurveMode('auto', 'logo', false), 'spline');
-  assert.equal(resolveCurveMode('auto', 'logo', true), 'polygon');
-  assert.equal(resolveCurveMode('auto', 'sketch', false), 'spline');
-  assert.equal(resolveCurveMode('spline', 'pixelart', false), 'spline');
-  assert.equal(resolveCurveMode('spline', 'logo', true), 'spline');
+test('curveMode auto: only pixel art pixel-exact; photos polygons, the rest (dense artwork too) splines', () => {
+  assert.equal(resolveCurveMode('auto', 'pixelart'), 'none');
+  assert.equal(resolveCurveMode('auto', 'photo'), 'polygon');
+  assert.equal(resolveCurveMode('auto', 'logo'), 'spline');
+  assert.equal(resolveCurveMode('auto', 'sketch'), 'spline');
+  assert.equal(resolveCurveMode('spline', 'pixelart'), 'spline');
+  assert.equal(resolveCurveMode('none', 'logo'), 'none');
 });
 
 test('filterSpeckle 0 keeps every patch of photos and dense artwork, drops specks of plain artwork', () => {
