@@ -31,6 +31,15 @@ export interface Config {
   uploadMinBytesPerSecond: number;
   uploadRateWindowMs: number;
   maxConcurrentUploads: number;
+  /** Uploads one account may have in flight on a node, below maxConcurrentUploads: none holds every slot. */
+  maxUploadsPerAccount: number;
+  /** The pages' throttles (docs/limits.md): sign-ups per client address and in all, per hour. */
+  signupsPerAddressPerHour: number;
+  signupsPerHour: number;
+  /** Mails of one kind (reset links, sign-up links and notices) one address is sent on request, per hour. */
+  mailsPerAddressPerHour: number;
+  /** scrypt computations (log-in, sign-up, reset) running at once on a node. */
+  passwordHashConcurrency: number;
   /** The web application (README "First steps in the browser"). */
   /** Base of the links the service sends (password reset); default http://localhost:PORT. */
   publicUrl: string;
@@ -132,6 +141,12 @@ export function loadConfig(env: Env = process.env): Config {
     uploadRateWindowMs: integer('UPLOAD_RATE_WINDOW_MS', 10_000, 100, 600_000),
     // 0 = automatic, resolved below from WORKERS.
     maxConcurrentUploads: integer('MAX_CONCURRENT_UPLOADS', 0, 0, 100_000),
+    // 0 = automatic, resolved below: half of MAX_CONCURRENT_UPLOADS.
+    maxUploadsPerAccount: integer('MAX_UPLOADS_PER_ACCOUNT', 0, 0, 100_000),
+    signupsPerAddressPerHour: integer('SIGNUPS_PER_ADDRESS_PER_HOUR', 5, 1, 1_000_000),
+    signupsPerHour: integer('SIGNUPS_PER_HOUR', 100, 1, 10_000_000),
+    mailsPerAddressPerHour: integer('MAILS_PER_ADDRESS_PER_HOUR', 3, 1, 1000),
+    passwordHashConcurrency: integer('PASSWORD_HASH_CONCURRENCY', 2, 1, 64),
     publicUrl: '',
     smtpUrl: undefined,
     mailFrom: '',
@@ -163,9 +178,15 @@ export function loadConfig(env: Env = process.env): Config {
   if (config.headersTimeoutMs > config.requestTimeoutMs) {
     problems.push(`HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS (${config.requestTimeoutMs})`);
   }
-  if (problems.length > 0) throw new ConfigError(problems);
   // Enough uploads to keep every worker busy with a few waiting; each may hold 10 MB.
   if (config.maxConcurrentUploads === 0) config.maxConcurrentUploads = Math.max(8, 4 * config.workers);
+  if (config.maxUploadsPerAccount === 0) config.maxUploadsPerAccount = Math.max(1, Math.floor(config.maxConcurrentUploads / 2));
+  else if (config.maxUploadsPerAccount >= config.maxConcurrentUploads && config.maxConcurrentUploads > 1) {
+    problems.push(
+      `MAX_UPLOADS_PER_ACCOUNT must be below MAX_CONCURRENT_UPLOADS (${config.maxConcurrentUploads}), so that one account cannot hold every upload slot; got ${config.maxUploadsPerAccount}`,
+    );
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }
 

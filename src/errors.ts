@@ -19,7 +19,7 @@ export const ERROR_CODES = [
   'upload_too_slow',
   /** The client accepts none of the representations the service can give (file formats). */
   'not_acceptable',
-  /** A limit refused the request: burst, concurrency, daily quota or failed attempts (details.limit, details.retryAfterSeconds). */
+  /** A limit refused the request: burst, concurrency, daily quota, or a throttle of the pages (details.limit, details.retryAfterSeconds). */
   'rate_limited',
   /** The engine failed on a decodable image. */
   'engine_failed',
@@ -31,7 +31,12 @@ export const ERROR_CODES = [
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
-export type LimitKind = 'burst' | 'concurrency' | 'daily_quota' | 'attempts';
+/**
+ * `attempts`: failed log-ins (and reset links that did not work); `signups`: sign-ups per client
+ * address or in total; `resets`: password-reset requests per client address; `mails`: mails one
+ * address was sent on request (reset links, sign-up notices).
+ */
+export type LimitKind = 'burst' | 'concurrency' | 'daily_quota' | 'attempts' | 'signups' | 'resets' | 'mails';
 
 export interface ErrorDetails {
   /** Whole seconds to wait before trying again. */

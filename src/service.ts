@@ -17,11 +17,17 @@ import { createMetrics, engineObserver, instrumentEngine, type Metrics } from '.
 import { openStore, type Store } from './store/database.ts';
 import { withStoreLock, type LockOutcome } from './store/lock.ts';
 import { purgeExpiredResets } from './accounts/credentials.ts';
+import { passwordWork } from './accounts/passwords.ts';
+import { purgeExpiredEmailTokens } from './accounts/verification.ts';
 import { createMailer } from './mail/mailer.ts';
 import { createPayments, endLapsedSubscriptions } from './payments/stripe.ts';
 import { createRedisSessionStore } from './sessions/redis.ts';
+import { connectRedis, type Redis } from './store/redis.ts';
 import { sessionSecrets } from './sessions/secret.ts';
 import { createSqlSessionStore, type SessionStore } from './sessions/sessions.ts';
+
+/** Password checks that may wait per slot of PASSWORD_HASH_CONCURRENCY before the next is refused (503). */
+const PASSWORD_QUEUE_PER_SLOT = 16;
 
 const SERVICE_VERSION: string = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
 
@@ -71,6 +77,24 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
   return destination ? pino(options, destination) : pino(options);
 }
 
+/** Query parameters whose values are secrets wherever a URL is logged: mailed links' tokens, form tokens. */
+const SECRET_PARAMETERS = new Set(['token', '_csrf']);
+
+function decodedName(name: string): string {
+  try {
+    return decodeURIComponent(name.replace(/\+/g, ' ')).toLowerCase();
+  } catch {
+    return name.toLowerCase();
+  }
+}
+
+/** A URL's secret parameters blanked, whatever their name's spelling (`t%6Fken` is `token` to the server too). */
+function scrubUrl(url: string): string {
+  return url.replace(/([?&;])([^=&;#]*)=([^&;#]*)/g, (whole, separator: string, name: string) =>
+    SECRET_PARAMETERS.has(decodedName(name)) ? `${separator}${name}=[redacted]` : whole,
+  );
+}
+
 export function scrubSecrets(line: string): string {
   return line
     .replace(/vk_(?:test_)?[A-Za-z0-9]{16,}/g, 'vk_[redacted]')
@@ -78,8 +102,8 @@ export function scrubSecrets(line: string): string {
     .replace(/\b(sk|rk)_(test|live)_[A-Za-z0-9]+/g, '$1_$2_[redacted]')
     .replace(/\bwhsec_[A-Za-z0-9]+/g, 'whsec_[redacted]')
     .replace(/(Bearer|Basic)(\s|%20|\+)+[^\s"',;]+/gi, '$1 [redacted]')
-    // A password-reset token in a request's URL (the link itself is logged on purpose when SMTP_URL is unset).
-    .replace(/("url":"[^"]*[?&]token=)[^"&]+/g, '$1[redacted]');
+    // A mailed link's token in a request's URL (the link itself is logged on purpose when SMTP_URL is unset).
+    .replace(/("url":")((?:[^"\\]|\\.)*)"/g, (_whole, head: string, url: string) => `${head}${scrubUrl(url)}"`);
 }
 
 export async function startService(config: Config, overrides: ServiceOverrides = {}): Promise<Service> {
@@ -97,24 +121,17 @@ export async function startService(config: Config, overrides: ServiceOverrides =
       return countConversionsSince(store.db, accountId, since, test);
     },
   };
-  let limits: Limits;
+  // One Redis connection (REDIS_URL) for the limits and the pages' sessions; without it the
+  // limits live in this process and the sessions in the store.
+  let redis: Redis | undefined;
   try {
-    limits = config.redisUrl
-      ? await createRedisLimits(config.redisUrl, config.redisPrefix, limitsDeps)
-      : createMemoryLimits(limitsDeps);
+    redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
   } catch (error) {
     await store.close();
     throw error;
   }
-  // The pages' sessions: in Redis beside the limits when REDIS_URL is set, else in the store.
-  let sessionStore: SessionStore;
-  try {
-    sessionStore = config.redisUrl ? await createRedisSessionStore(config.redisUrl, config.redisPrefix) : createSqlSessionStore(store.db);
-  } catch (error) {
-    await limits.close();
-    await store.close();
-    throw error;
-  }
+  const limits: Limits = redis ? createRedisLimits(redis, config.redisPrefix, limitsDeps) : createMemoryLimits(limitsDeps);
+  const sessionStore: SessionStore = redis ? createRedisSessionStore(redis, config.redisPrefix) : createSqlSessionStore(store.db);
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, log: logger });
   const payments = config.stripe ? createPayments(config.stripe, { store, publicUrl: config.publicUrl, now, log: logger }) : undefined;
 
@@ -129,6 +146,7 @@ export async function startService(config: Config, overrides: ServiceOverrides =
         const purged = await purgeExpiredConversions(store.db, retentionStart(now(), config.retentionDays));
         await sessionStore.purgeExpired(now());
         await purgeExpiredResets(store.db, now());
+        await purgeExpiredEmailTokens(store.db, now());
         const plansEnded = await endLapsedSubscriptions(store, now());
         if (refunded > 0 || purged > 0 || plansEnded > 0) logger.info({ refunded, purged, plansEnded }, 'housekeeping');
       });
@@ -165,11 +183,23 @@ export async function startService(config: Config, overrides: ServiceOverrides =
       metrics,
       lifecycle,
       maxConcurrentUploads: config.maxConcurrentUploads,
+      maxUploadsPerAccount: config.maxUploadsPerAccount,
       uploadPace: { minBytesPerSecond: config.uploadMinBytesPerSecond, windowMs: config.uploadRateWindowMs },
       headersTimeoutMs: config.headersTimeoutMs,
       requestTimeoutMs: config.requestTimeoutMs,
       version: SERVICE_VERSION,
-      web: { sessionStore, sessionSecrets: await sessionSecrets(store.db, config.sessionSecrets), mailer, publicUrl: config.publicUrl },
+      web: {
+        sessionStore,
+        sessionSecrets: await sessionSecrets(store.db, config.sessionSecrets),
+        mailer,
+        publicUrl: config.publicUrl,
+        passwords: passwordWork({ slots: config.passwordHashConcurrency, queueLimit: PASSWORD_QUEUE_PER_SLOT * config.passwordHashConcurrency }),
+        throttle: {
+          signupsPerAddressPerHour: config.signupsPerAddressPerHour,
+          signupsPerHour: config.signupsPerHour,
+          mailsPerAddressPerHour: config.mailsPerAddressPerHour,
+        },
+      },
       trustProxy: config.trustProxy,
       payments,
     });
@@ -178,6 +208,7 @@ export async function startService(config: Config, overrides: ServiceOverrides =
     await engine.close();
     await limits.close();
     await sessionStore.close();
+    redis?.disconnect();
     mailer.close();
     await store.close();
     throw error;
@@ -199,6 +230,7 @@ export async function startService(config: Config, overrides: ServiceOverrides =
     await engine.close();
     await limits.close();
     await sessionStore.close();
+    redis?.disconnect();
     mailer.close();
     await store.close();
   }

@@ -26,6 +26,37 @@ describe('config', () => {
     );
   });
 
+  it('defaults and checks the web defences: upload slots per account, sign-up and mail caps, password work', () => {
+    const config = loadConfig({ WORKERS: '2' });
+    assert.equal(config.maxConcurrentUploads, 8);
+    assert.equal(config.maxUploadsPerAccount, 4, 'half the slots');
+    assert.equal(config.signupsPerAddressPerHour, 5);
+    assert.equal(config.signupsPerHour, 100);
+    assert.equal(config.mailsPerAddressPerHour, 3);
+    assert.equal(config.passwordHashConcurrency, 2);
+    assert.equal(loadConfig({ MAX_CONCURRENT_UPLOADS: '1' }).maxUploadsPerAccount, 1);
+    assert.equal(loadConfig({ MAX_CONCURRENT_UPLOADS: '10', MAX_UPLOADS_PER_ACCOUNT: '9' }).maxUploadsPerAccount, 9);
+    assert.throws(
+      () =>
+        loadConfig({
+          MAX_CONCURRENT_UPLOADS: '8',
+          MAX_UPLOADS_PER_ACCOUNT: '8',
+          SIGNUPS_PER_ADDRESS_PER_HOUR: '0',
+          SIGNUPS_PER_HOUR: 'many',
+          MAILS_PER_ADDRESS_PER_HOUR: '-3',
+          PASSWORD_HASH_CONCURRENCY: '65',
+        }),
+      (error: unknown) => {
+        assert.ok(error instanceof ConfigError);
+        for (const name of ['MAX_UPLOADS_PER_ACCOUNT must be below MAX_CONCURRENT_UPLOADS (8)', 'SIGNUPS_PER_ADDRESS_PER_HOUR', 'SIGNUPS_PER_HOUR', 'MAILS_PER_ADDRESS_PER_HOUR', 'PASSWORD_HASH_CONCURRENCY']) {
+          assert.ok(error.problems.some((problem) => problem.includes(name)), name);
+        }
+        assert.equal(error.problems.length, 5);
+        return true;
+      },
+    );
+  });
+
   it('refuses REDIS_URL over SQLite, saying that SQLite cannot be shared between nodes', () => {
     for (const env of [{ REDIS_URL: 'redis://127.0.0.1:6379' }, { REDIS_URL: 'redis://127.0.0.1:6379', DATABASE_URL: 'sqlite:/tmp/x.db' }]) {
       assert.throws(

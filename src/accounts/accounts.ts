@@ -22,6 +22,8 @@ export interface Account {
   role: AccountRole;
   credits: number;
   createdAt: number;
+  /** The email was proven by a mailed link (or the operator created the account). */
+  emailVerified: boolean;
 }
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -40,14 +42,20 @@ export function validEmail(input: string): string {
   return email;
 }
 
+/**
+ * A new account. The operator's (the CLI, the tests' helpers) is verified and gets its plan's
+ * sign-up credits at once; a web sign-up passes `verified: false` and `credits: 0`, and its
+ * credits wait for the mailed link (src/accounts/verification.ts).
+ */
 export async function createAccount(
   db: Kysely<Schema>,
-  input: { email: string; plan?: string; credits?: number; passwordHash?: string },
+  input: { email: string; plan?: string; credits?: number; passwordHash?: string; verified?: boolean },
   now = Date.now(),
 ): Promise<Account> {
   const email = validEmail(input.email);
   const plan = await findPlan(db, input.plan ?? 'free');
   if (!plan) throw new DomainError('invalid_input', `unknown plan: ${JSON.stringify(input.plan)}`);
+  const verified = input.verified ?? true;
   const credits = input.credits ?? plan.signupCredits;
   if (!Number.isSafeInteger(credits) || credits < 0) throw new DomainError('invalid_input', 'credits must be a non-negative integer');
   const id = `acc_${randomBytes(9).toString('base64url')}`;
@@ -65,6 +73,8 @@ export async function createAccount(
         credits,
         created_at: now,
         password_hash: input.passwordHash ?? null,
+        email_verified_at: verified ? now : null,
+        deleted_at: null,
       })
       .execute();
     if (credits > 0) {
@@ -74,7 +84,7 @@ export async function createAccount(
         .execute();
     }
   });
-  return { id, email, plan, status: 'active', role: 'user', credits, createdAt: now };
+  return { id, email, plan, status: 'active', role: 'user', credits, createdAt: now, emailVerified: verified };
 }
 
 /** The account columns to select beside `plans.*` when reading an account with its plan. */
@@ -85,9 +95,18 @@ export const ACCOUNT_COLUMNS = [
   'accounts.role',
   'accounts.credits',
   'accounts.created_at',
+  'accounts.email_verified_at',
 ] as const;
 
-type AccountRow = Schema['plans'] & { account_id: string; email: string; status: string; role: string; credits: number; created_at: number };
+type AccountRow = Schema['plans'] & {
+  account_id: string;
+  email: string;
+  status: string;
+  role: string;
+  credits: number;
+  created_at: number;
+  email_verified_at: number | null;
+};
 
 export function accountFromRow(row: AccountRow): Account {
   return {
@@ -98,11 +117,18 @@ export function accountFromRow(row: AccountRow): Account {
     role: row.role === 'admin' ? 'admin' : 'user',
     credits: Number(row.credits),
     createdAt: Number(row.created_at),
+    emailVerified: row.email_verified_at !== null,
   };
 }
 
+/** Live accounts with their plan; a deleted account's anonymous row is found by nothing. */
 function accountQuery(db: Db) {
-  return db.selectFrom('accounts').innerJoin('plans', 'plans.name', 'accounts.plan').selectAll('plans').select(ACCOUNT_COLUMNS);
+  return db
+    .selectFrom('accounts')
+    .innerJoin('plans', 'plans.name', 'accounts.plan')
+    .selectAll('plans')
+    .select(ACCOUNT_COLUMNS)
+    .where('accounts.deleted_at', 'is', null);
 }
 
 export async function findAccount(db: Db, id: string): Promise<Account | undefined> {

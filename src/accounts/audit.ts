@@ -12,6 +12,11 @@ export interface AuditEntry {
   createdAt: number;
 }
 
+/** An entry as listed: with the email of the account it concerns (null: a plan, or a deleted account). */
+export interface ListedAuditEntry extends AuditEntry {
+  accountEmail: string | null;
+}
+
 export async function recordAudit(db: Kysely<Schema>, entry: Omit<AuditEntry, 'createdAt'>, now = Date.now()): Promise<void> {
   await db
     .insertInto('audit')
@@ -20,9 +25,16 @@ export async function recordAudit(db: Kysely<Schema>, entry: Omit<AuditEntry, 'c
 }
 
 /** Newest first; of one account, or of everything (`accountId` undefined). */
-export async function listAudit(db: Kysely<Schema>, accountId?: string, limit = 50): Promise<AuditEntry[]> {
-  let query = db.selectFrom('audit').selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit);
-  if (accountId !== undefined) query = query.where('account_id', '=', accountId);
+export async function listAudit(db: Kysely<Schema>, accountId?: string, limit = 50): Promise<ListedAuditEntry[]> {
+  let query = db
+    .selectFrom('audit')
+    .leftJoin('accounts', 'accounts.id', 'audit.account_id')
+    .selectAll('audit')
+    .select(['accounts.email as account_email', 'accounts.deleted_at as account_deleted_at'])
+    .orderBy('audit.created_at', 'desc')
+    .orderBy('audit.id', 'desc')
+    .limit(limit);
+  if (accountId !== undefined) query = query.where('audit.account_id', '=', accountId);
   const rows = await query.execute();
   return rows.map((row) => ({
     actor: row.actor,
@@ -30,5 +42,6 @@ export async function listAudit(db: Kysely<Schema>, accountId?: string, limit = 
     accountId: row.account_id,
     detail: row.detail,
     createdAt: Number(row.created_at),
+    accountEmail: row.account_deleted_at === null ? row.account_email : null,
   }));
 }

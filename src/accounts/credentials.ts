@@ -1,44 +1,56 @@
 // Signing up, checking a password and resetting it: the account side of the web pages.
 // Sessions are the pages' business (src/sessions/); these work on accounts and passwords only.
+// Every scrypt computation goes through the caller's PasswordWork, which bounds them.
 import { createHash, randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { DomainError } from '../errors.ts';
 import type { Schema } from '../store/schema.ts';
 import { createAccount, findAccount, normaliseEmail, validEmail, type Account } from './accounts.ts';
-import { checkNewPassword, decoyHash, hashPassword, verifyPassword } from './passwords.ts';
+import { checkNewPassword, decoyHash, type PasswordWork } from './passwords.ts';
+import { createEmailToken, markEmailVerified } from './verification.ts';
 
 export const RESET_LINK_VALIDITY_MS = 60 * 60 * 1000;
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 /**
- * A new free account with its sign-up credits and this password. `undefined` when the email is
- * taken: the caller answers as for a fresh sign-up, so the page never tells that an email exists.
+ * A new free account with this password, unverified and without credits, and the token of the
+ * link that verifies it (and grants its sign-up credits). `undefined` when the email is taken:
+ * the caller answers as for a fresh sign-up, so the page never tells that an email exists. The
+ * password is hashed either way, so both take the same time.
  */
-export async function signUp(db: Kysely<Schema>, input: { email: string; password: string }, now = Date.now()): Promise<Account | undefined> {
+export async function signUp(
+  db: Kysely<Schema>,
+  passwords: PasswordWork,
+  input: { email: string; password: string },
+  now = Date.now(),
+): Promise<{ account: Account; token: string } | undefined> {
   const email = validEmail(input.email);
   checkNewPassword(input.password);
-  const passwordHash = await hashPassword(input.password);
+  const passwordHash = await passwords.hash(input.password);
+  let account: Account;
   try {
-    return await createAccount(db, { email, passwordHash }, now);
+    account = await createAccount(db, { email, passwordHash, credits: 0, verified: false }, now);
   } catch (error) {
     if (error instanceof DomainError && error.code === 'conflict') return undefined;
     throw error;
   }
+  return { account, token: await createEmailToken(db, account.id, 'verify', email, now) };
 }
 
 /**
  * The account whose email and password these are, or `undefined`. Unknown emails and accounts
  * without a password verify against a decoy hash: the same work, the same time, the same answer.
  */
-export async function checkCredentials(db: Kysely<Schema>, email: string, password: string): Promise<Account | undefined> {
+export async function checkCredentials(db: Kysely<Schema>, passwords: PasswordWork, email: string, password: string): Promise<Account | undefined> {
   const row = await db
     .selectFrom('accounts')
     .select(['id', 'password_hash'])
     .where('email', '=', normaliseEmail(email))
+    .where('deleted_at', 'is', null)
     .executeTakeFirst();
   const stored = row?.password_hash ?? (await decoyHash());
-  const matches = await verifyPassword(password, stored);
+  const matches = await passwords.verify(password, stored);
   if (!row?.password_hash || !matches) return undefined;
   return findAccount(db, row.id);
 }
@@ -49,7 +61,12 @@ export async function createPasswordReset(
   email: string,
   now = Date.now(),
 ): Promise<{ token: string; account: Account } | undefined> {
-  const row = await db.selectFrom('accounts').select('id').where('email', '=', normaliseEmail(email)).executeTakeFirst();
+  const row = await db
+    .selectFrom('accounts')
+    .select('id')
+    .where('email', '=', normaliseEmail(email))
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
   const account = row ? await findAccount(db, row.id) : undefined;
   if (!account) return undefined;
   const token = randomBytes(32).toString('base64url');
@@ -74,11 +91,21 @@ export async function isResetTokenValid(db: Kysely<Schema>, token: string, now =
 
 /**
  * Sets a new password with a reset token, once: claiming the token (`used_at` from null) is the
- * guard, in the transaction that changes the password. Returns the account id.
+ * guard, in the transaction that changes the password. Every other link of the account dies
+ * with it, and the email counts as verified (the link was opened from its mailbox). Returns
+ * the account id.
  */
-export async function resetPassword(db: Kysely<Schema>, token: string, password: string, now = Date.now()): Promise<string> {
+export async function resetPassword(
+  db: Kysely<Schema>,
+  passwords: PasswordWork,
+  token: string,
+  password: string,
+  now = Date.now(),
+): Promise<string> {
   checkNewPassword(password);
-  const passwordHash = await hashPassword(password);
+  // Cheap refusal first: a dead link costs no hash.
+  if (!(await isResetTokenValid(db, token, now))) throw new DomainError('not_found', 'this reset link has expired or was already used');
+  const passwordHash = await passwords.hash(password);
   return db.transaction().execute(async (trx) => {
     const claimed = await trx
       .updateTable('password_resets')
@@ -90,8 +117,15 @@ export async function resetPassword(db: Kysely<Schema>, token: string, password:
       .executeTakeFirst();
     if (!claimed) throw new DomainError('not_found', 'this reset link has expired or was already used');
     await trx.updateTable('accounts').set({ password_hash: passwordHash }).where('id', '=', claimed.account_id).execute();
+    await invalidateResets(trx, claimed.account_id, now);
+    await markEmailVerified(trx, claimed.account_id, now);
     return claimed.account_id;
   });
+}
+
+/** Every reset link of the account still open stops working (one was used, or the password changed). */
+export async function invalidateResets(db: Kysely<Schema>, accountId: string, now: number): Promise<void> {
+  await db.updateTable('password_resets').set({ used_at: now }).where('account_id', '=', accountId).where('used_at', 'is', null).execute();
 }
 
 export async function purgeExpiredResets(db: Kysely<Schema>, now = Date.now()): Promise<void> {

@@ -1,5 +1,8 @@
 // Passwords: scrypt at OWASP's parameters (N = 2^17, r = 8, p = 1; Password Storage Cheat
 // Sheet), from node:crypto, run on libuv's thread pool so the event loop never waits on it.
+// Each hash costs 128 MiB and a core for a fraction of a second, so the work that may run at
+// once is bounded (passwordWork): a flood of sign-ups queues behind its own slots instead of
+// slowing every log-in.
 import { randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import { DomainError } from '../errors.ts';
 
@@ -54,4 +57,73 @@ let decoy: Promise<string> | undefined;
 export function decoyHash(): Promise<string> {
   decoy ??= hashPassword(randomBytes(16).toString('hex'));
   return decoy;
+}
+
+/** Hashing and checking passwords under a bound on the scrypt work running at once. */
+export interface PasswordWork {
+  /** A new hash (sign-up, reset, change): waits for a slot after every log-in waiting. */
+  hash(password: string): Promise<string>;
+  /** Checks a password (log-in): served before any hash waiting. */
+  verify(password: string, stored: string): Promise<boolean>;
+}
+
+export interface PasswordWorkOptions {
+  /** scrypt computations at once; new hashes take at most `slots − 1` of them (all, when 1). */
+  slots: number;
+  /** Computations that may wait; past it the request is refused (503) rather than queued. */
+  queueLimit: number;
+}
+
+/**
+ * Two queues over `slots`: log-ins first, and new hashes never holding the last slot, so a
+ * sign-up flood costs a log-in at most one hash's time on a free slot, never the whole queue.
+ */
+export function passwordWork(options: PasswordWorkOptions): PasswordWork {
+  const slots = Math.max(1, options.slots);
+  const hashSlots = Math.max(1, slots - 1);
+  let running = 0;
+  let hashing = 0;
+  const verifies: (() => void)[] = [];
+  const hashes: (() => void)[] = [];
+
+  function take(kind: 'verify' | 'hash'): void {
+    running++;
+    if (kind === 'hash') hashing++;
+  }
+
+  /** Hands freed slots to the waiting, log-ins first; a waiter wakes with its slot taken. */
+  function next(): void {
+    while (running < slots) {
+      if (verifies.length > 0) {
+        take('verify');
+        verifies.shift()?.();
+      } else if (hashes.length > 0 && hashing < hashSlots) {
+        take('hash');
+        hashes.shift()?.();
+      } else return;
+    }
+  }
+
+  async function run<T>(kind: 'verify' | 'hash', work: () => Promise<T>): Promise<T> {
+    const free = running < slots && (kind === 'verify' ? verifies.length === 0 : hashing < hashSlots && verifies.length + hashes.length === 0);
+    if (free) take(kind);
+    else {
+      if (verifies.length + hashes.length >= options.queueLimit) {
+        throw new DomainError('unavailable', 'the service is busy checking passwords; retry shortly', { retryAfterSeconds: 2 });
+      }
+      await new Promise<void>((resolve) => (kind === 'verify' ? verifies : hashes).push(resolve));
+    }
+    try {
+      return await work();
+    } finally {
+      running--;
+      if (kind === 'hash') hashing--;
+      next();
+    }
+  }
+
+  return {
+    hash: (password) => run('hash', () => hashPassword(password)),
+    verify: (password, stored) => run('verify', () => verifyPassword(password, stored)),
+  };
 }

@@ -7,10 +7,13 @@ import { recordAudit } from '../accounts/audit.ts';
 import { CREDIT_PACKS } from '../accounts/credits.ts';
 import { createKey, listKeys, revokeKey } from '../accounts/keys.ts';
 import { listPlans, type Plan } from '../accounts/plans.ts';
-import { ConfigError, loadConfig } from '../config.ts';
+import { ConfigError, loadConfig, type Config } from '../config.ts';
 import { DomainError } from '../errors.ts';
 import { findPrice, formatMoney, listPrices, parseMoney, type Price } from '../payments/prices.ts';
+import { createRedisSessionStore } from '../sessions/redis.ts';
+import { createSqlSessionStore } from '../sessions/sessions.ts';
 import { openStore, type Store } from '../store/database.ts';
+import { connectRedis } from '../store/redis.ts';
 
 class UsageError extends Error {}
 
@@ -26,11 +29,26 @@ async function accountByEmail(store: Store, email: string): Promise<Account> {
 
 type Options = Record<string, string | boolean | undefined>;
 
+/**
+ * A ban ends the account's web sessions at once, where the server keeps them: the store, and
+ * Redis when REDIS_URL is set. (The server also refuses a banned account's session by itself.)
+ */
+async function endSessions(store: Store, config: Config, accountId: string): Promise<void> {
+  await createSqlSessionStore(store.db).destroyAccount(accountId);
+  if (!config.redisUrl) return;
+  const redis = await connectRedis(config.redisUrl);
+  try {
+    await createRedisSessionStore(redis, config.redisPrefix).destroyAccount(accountId);
+  } finally {
+    redis.disconnect();
+  }
+}
+
 interface Command {
   usage: string;
   summary: string;
   options: Record<string, { type: 'string' | 'boolean' }>;
-  run(store: Store, options: Options): Promise<string>;
+  run(store: Store, options: Options, config: Config): Promise<string>;
 }
 
 const json = (value: unknown) => JSON.stringify(value, null, 2);
@@ -122,13 +140,15 @@ const COMMANDS: Record<string, Command> = {
     usage: `account set --email EMAIL [--plan NAME] [--status ${ACCOUNT_STATUSES.join('|')}] [--role ${ACCOUNT_ROLES.join('|')}]`,
     summary: "Change an account's plan, status or role (admin: the admin pages); applies to its very next request.",
     options: { email: { type: 'string' }, plan: { type: 'string' }, status: { type: 'string' }, role: { type: 'string' } },
-    async run(store, options) {
+    async run(store, options, config) {
       const plan = optional(options, 'plan');
       const status = optional(options, 'status');
       const role = optional(options, 'role');
       if (plan === undefined && status === undefined && role === undefined) throw new UsageError('give --plan, --status or --role');
       const account = await accountByEmail(store, required(options, 'email'));
-      return json(accountView(await changeAccount(store.db, ACTOR, account.id, { plan, status, role })));
+      const changed = await changeAccount(store.db, ACTOR, account.id, { plan, status, role });
+      if (changed.status === 'banned') await endSessions(store, config, changed.id);
+      return json(accountView(changed));
     },
   },
   'account show': {
@@ -317,7 +337,7 @@ export async function runCli(argv: string[], out: (text: string) => void, err: (
   try {
     const config = loadConfig();
     store = await openStore(config.databaseUrl);
-    out(`${await command.run(store, options)}\n`);
+    out(`${await command.run(store, options, config)}\n`);
     return 0;
   } catch (error) {
     if (error instanceof UsageError) {

@@ -154,6 +154,12 @@ export function accountInactive(account: Account): DomainError {
   });
 }
 
+/** The media type of an image, from its bytes (never from what the client said it was). */
+export function imageMediaType(bytes: Uint8Array): 'image/png' | 'image/jpeg' | 'image/webp' | undefined {
+  const format = sniffFormat(bytes);
+  return format ? `image/${format}` : undefined;
+}
+
 function checkImageBytes(bytes: Buffer): void {
   if (bytes.length === 0) throw new DomainError('invalid_input', 'image: the uploaded file is empty');
   if (!sniffFormat(bytes)) {

@@ -24,11 +24,13 @@ export interface AppDeps extends ConversionDeps {
   maxUploadBytes: number;
   retentionDays: number;
   /** The pages: sessions, mail, links. */
-  web: Pick<WebDeps, 'sessionStore' | 'sessionSecrets' | 'mailer' | 'publicUrl'>;
+  web: Pick<WebDeps, 'sessionStore' | 'sessionSecrets' | 'mailer' | 'publicUrl' | 'passwords' | 'throttle'>;
   /** Operability; each has a default so the app can be built without them. */
   metrics?: Metrics;
   lifecycle?: Lifecycle;
   maxConcurrentUploads?: number;
+  /** Of those, at most this many from one account (default: all). */
+  maxUploadsPerAccount?: number;
   uploadPace?: UploadPace;
   headersTimeoutMs?: number;
   requestTimeoutMs?: number;
@@ -73,7 +75,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   const metrics = deps.metrics ?? createMetrics({ engineLoad: () => deps.engine.load(), processMetrics: false });
   const lifecycle = deps.lifecycle ?? createLifecycle();
-  const { admission, admit } = admitUploads(deps.maxConcurrentUploads ?? 64, () => metrics.admissionRefusals.inc());
+  const maxUploads = deps.maxConcurrentUploads ?? 64;
+  const { admission, admit } = admitUploads(maxUploads, deps.maxUploadsPerAccount ?? maxUploads, () => metrics.admissionRefusals.inc());
   gaugeOf(metrics, 'vectorize_uploads_in_flight', 'Vectorize requests admitted and not yet answered', () => admission.inFlight);
   gaugeOf(metrics, 'vectorize_http_requests_in_flight', 'Requests being handled (probes and metrics excluded)', () => lifecycle.inFlight);
 

@@ -22,22 +22,37 @@ export interface Admission {
   release(): Promise<void>;
 }
 
-/** At most `max` failures per key within `windowMs` (log-in, sign-up and password reset of the pages). */
-export interface AttemptPolicy {
+/**
+ * One counter of the pages' attempt throttle (log-ins, sign-ups, password resets, mails): at most
+ * `max` attempts of `key` within `windowMs`, sliding. With `delay`, from the `after`-th attempt
+ * in the window on, the next must also wait `baseMs × 2^(n − after)` (at most `maxMs`) after
+ * the latest: growing delays that slow a guesser long before the hard limit.
+ */
+export interface AttemptRule {
+  key: string;
   max: number;
   windowMs: number;
+  delay?: { after: number; baseMs: number; maxMs: number };
 }
+
+/** An attempt counted in every rule's window; `cancel` when it turns out not to count (a right password). */
+export interface AttemptReservation {
+  cancel(): Promise<void>;
+}
+
+/** What the pages throttle, for the refusal's words and the metrics' `kind`. */
+export type AttemptKind = Extract<LimitKind, 'attempts' | 'signups' | 'resets' | 'mails'>;
 
 export interface Limits {
   /** Admits a conversion for `account` or throws LimitExceeded. */
   admit(account: Account): Promise<Admission>;
   /**
-   * Throws LimitExceeded (`attempts`) when any of `keys` (an email, a client address) already
-   * has `policy.max` failures in the window; the wait is until the oldest of them leaves it.
+   * Counts one attempt in every rule, atomically (all or none, and no two callers can both take
+   * the last place), or throws LimitExceeded(`kind`) with the longest wait any rule asks for.
+   * Reserved before the work it guards (a password check), so concurrent attempts cannot all
+   * pass a check made before any of them was counted.
    */
-  checkAttempts(keys: string[], policy: AttemptPolicy): Promise<void>;
-  /** Counts one failure against each of `keys`. */
-  recordFailure(keys: string[], policy: AttemptPolicy): Promise<void>;
+  reserveAttempt(kind: AttemptKind, rules: AttemptRule[]): Promise<AttemptReservation>;
   /** Conversions of the account now in flight (admitted, not yet released). */
   inFlight(accountId: string): Promise<number>;
   close(): Promise<void>;
@@ -97,6 +112,27 @@ export function dailyQuotaExceeded(plan: Plan, now: number): LimitExceeded {
   );
 }
 
-export function attemptsExceeded(waitMs: number): LimitExceeded {
-  return new LimitExceeded('attempts', waitSeconds(waitMs), 'too many failed attempts');
+const ATTEMPT_REFUSALS: Record<AttemptKind, string> = {
+  attempts: 'too many failed attempts',
+  signups: 'too many sign-ups',
+  resets: 'too many password-reset requests',
+  mails: 'too many mails to this address',
+};
+
+export function attemptsExceeded(kind: AttemptKind, waitMs: number): LimitExceeded {
+  return new LimitExceeded(kind, waitSeconds(waitMs), ATTEMPT_REFUSALS[kind]);
+}
+
+/**
+ * The wait (ms, 0: none) `rule` asks of one more attempt, given the times of those in its
+ * window, oldest first. Shared by both backends (the Redis script does the same in Lua).
+ */
+export function attemptWait(rule: AttemptRule, times: readonly number[], now: number): number {
+  const n = times.length;
+  if (n >= rule.max) return (times[n - rule.max] ?? now) + rule.windowMs - now;
+  if (rule.delay && n >= rule.delay.after && n > 0) {
+    const gap = Math.min(rule.delay.maxMs, rule.delay.baseMs * 2 ** (n - rule.delay.after));
+    return Math.max(0, (times[n - 1] ?? now) + gap - now);
+  }
+  return 0;
 }

@@ -1,31 +1,44 @@
 // Limits kept in this process: right for one node (REDIS_URL unset).
 import type { Account } from '../accounts/accounts.ts';
+import { randomUUID } from 'node:crypto';
 import {
   attemptsExceeded,
+  attemptWait,
   burstExceeded,
   concurrencyExceeded,
   dailyQuotaExceeded,
   usedToday,
-  type AttemptPolicy,
+  type AttemptRule,
   type Limits,
   type LimitsDeps,
 } from './limits.ts';
 
-/** Past this many keys, a recorded failure first drops the keys whose window is empty. */
+/** Past this many keys, a reservation first drops the keys whose window is empty. */
 const ATTEMPT_KEYS_BEFORE_SWEEP = 10_000;
+
+interface AttemptEntry {
+  id: string;
+  at: number;
+  /** The window of the rule that counted it (for the sweep of idle keys). */
+  windowMs: number;
+}
 
 export function createMemoryLimits(deps: LimitsDeps): Limits {
   /** Admission times within the last second, per account: a sliding one-second window. */
   const recent = new Map<string, number[]>();
   const running = new Map<string, number>();
-  /** Failure times per key (an email or a client address), oldest first. */
-  const failures = new Map<string, number[]>();
+  /** Attempts per throttle key, oldest first. */
+  const attempts = new Map<string, AttemptEntry[]>();
 
-  function failuresWithin(key: string, policy: AttemptPolicy, now: number): number[] {
-    const times = (failures.get(key) ?? []).filter((t) => t > now - policy.windowMs);
-    if (times.length > 0) failures.set(key, times);
-    else failures.delete(key);
-    return times;
+  function attemptsWithin(key: string, windowMs: number, now: number): AttemptEntry[] {
+    const entries = (attempts.get(key) ?? []).filter((e) => e.at > now - windowMs);
+    if (entries.length > 0) attempts.set(key, entries);
+    else attempts.delete(key);
+    return entries;
+  }
+
+  function sweepIdleKeys(now: number): void {
+    for (const [key, entries] of attempts) attemptsWithin(key, entries[0]?.windowMs ?? 0, now);
   }
 
   function checkBurst(account: Account, now: number): void {
@@ -75,19 +88,23 @@ export function createMemoryLimits(deps: LimitsDeps): Limits {
         },
       };
     },
-    async checkAttempts(keys, policy) {
+    async reserveAttempt(kind, rules: AttemptRule[]) {
       const now = deps.now();
-      for (const key of keys) {
-        const times = failuresWithin(key, policy, now);
-        if (times.length >= policy.max) {
-          throw attemptsExceeded((times[times.length - policy.max] ?? now) + policy.windowMs - now);
-        }
-      }
-    },
-    async recordFailure(keys, policy) {
-      const now = deps.now();
-      if (failures.size > ATTEMPT_KEYS_BEFORE_SWEEP) for (const key of [...failures.keys()]) failuresWithin(key, policy, now);
-      for (const key of keys) failures.set(key, [...failuresWithin(key, policy, now), now]);
+      if (attempts.size > ATTEMPT_KEYS_BEFORE_SWEEP) sweepIdleKeys(now);
+      // Check every rule, then count in every rule, with no await between: atomic in process.
+      const wait = Math.max(0, ...rules.map((rule) => attemptWait(rule, attemptsWithin(rule.key, rule.windowMs, now).map((e) => e.at), now)));
+      if (wait > 0) throw attemptsExceeded(kind, wait);
+      const id = randomUUID();
+      for (const rule of rules) attempts.set(rule.key, [...(attempts.get(rule.key) ?? []), { id, at: now, windowMs: rule.windowMs }]);
+      return {
+        async cancel() {
+          for (const rule of rules) {
+            const left = (attempts.get(rule.key) ?? []).filter((e) => e.id !== id);
+            if (left.length > 0) attempts.set(rule.key, left);
+            else attempts.delete(rule.key);
+          }
+        },
+      };
     },
     inFlight: async (accountId) => running.get(accountId) ?? 0,
     close: async () => {},

@@ -1,8 +1,7 @@
 // Limits shared by several nodes through Redis (REDIS_URL set). One Lua script checks burst,
 // concurrency and the daily quota and admits atomically, so nodes cannot race past a limit.
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
-import { DomainError } from '../errors.ts';
+import { redisCommand, type Redis } from '../store/redis.ts';
 import { attemptsExceeded, burstExceeded, concurrencyExceeded, dailyQuotaExceeded, usedToday, type Limits, type LimitsDeps } from './limits.ts';
 
 /**
@@ -34,37 +33,50 @@ redis.call('PEXPIRE', KEYS[2], 86400000)
 return {0, 0}
 `;
 
+/**
+ * The attempt throttle's check-and-count, atomic over all its keys (src/limits/limits.ts,
+ * attemptWait, is the same rule in TypeScript). KEYS: one sorted set per rule (member: attempt
+ * id, score: time). ARGV: now, attempt id, then five per rule: max, window ms, delay after
+ * (-1: no delay), delay base ms, delay cap ms. Returns 0 when counted, else the wait in ms.
+ */
+const RESERVE_ATTEMPT = `
+local now = tonumber(ARGV[1])
+local worst = 0
+for i, key in ipairs(KEYS) do
+  local at = 2 + (i - 1) * 5
+  local max, window = tonumber(ARGV[at + 1]), tonumber(ARGV[at + 2])
+  local after, base, cap = tonumber(ARGV[at + 3]), tonumber(ARGV[at + 4]), tonumber(ARGV[at + 5])
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
+  local n = redis.call('ZCARD', key)
+  local wait = 0
+  if n >= max then
+    local entry = redis.call('ZRANGE', key, n - max, n - max, 'WITHSCORES')
+    wait = (tonumber(entry[2]) or now) + window - now
+  elseif after >= 0 and n >= after and n > 0 then
+    local latest = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
+    wait = tonumber(latest[2]) + math.min(cap, base * 2 ^ (n - after)) - now
+  end
+  if wait > worst then worst = wait end
+end
+if worst > 0 then return math.ceil(worst) end
+for i, key in ipairs(KEYS) do
+  redis.call('ZADD', key, now, ARGV[2])
+  redis.call('PEXPIRE', key, tonumber(ARGV[2 + (i - 1) * 5 + 2]))
+end
+return 0
+`;
+
 /** An in-flight slot of a node that died frees itself after this; live nodes renew it. */
 const SLOT_LEASE_MS = 30_000;
 const SLOT_RENEW_MS = 10_000;
 
-function unavailable(): DomainError {
-  return new DomainError('unavailable', 'the limits store is unavailable; retry shortly', { retryAfterSeconds: 5 });
-}
-
-export async function createRedisLimits(url: string, prefix: string, deps: LimitsDeps): Promise<Limits> {
-  // Fail fast while disconnected instead of queueing: a request gets 503, not a hang.
-  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false });
-  redis.on('error', () => {
-    // Reported per command as 503; ioredis reconnects by itself.
-  });
-  try {
-    await redis.connect();
-  } catch (error) {
-    redis.disconnect();
-    throw new Error(`REDIS_URL: cannot connect to Redis: ${(error as Error).message}`, { cause: error });
-  }
+/** Limits on the node's Redis connection (src/store/redis.ts), which its owner closes. */
+export function createRedisLimits(redis: Redis, prefix: string, deps: LimitsDeps): Limits {
   const burstKey = (accountId: string) => `${prefix}burst:${accountId}`;
   const inFlightKey = (accountId: string) => `${prefix}inflight:${accountId}`;
   const attemptsKey = (key: string) => `${prefix}attempts:${key}`;
 
-  async function command<T>(run: () => Promise<T>): Promise<T> {
-    try {
-      return await run();
-    } catch {
-      throw unavailable();
-    }
-  }
+  const command = <T>(run: () => Promise<T>) => redisCommand('the limits store', run);
 
   return {
     async admit(account) {
@@ -106,27 +118,21 @@ export async function createRedisLimits(url: string, prefix: string, deps: Limit
         },
       };
     },
-    async checkAttempts(keys, policy) {
-      const now = deps.now();
-      for (const key of keys) {
-        const oldest = await command(async () => {
-          await redis.zremrangebyscore(attemptsKey(key), '-inf', now - policy.windowMs);
-          // The failure whose leaving the window frees a place: max-th from the newest.
-          return redis.zrevrange(attemptsKey(key), policy.max - 1, policy.max - 1, 'WITHSCORES');
-        });
-        if (oldest.length === 2) throw attemptsExceeded(Number(oldest[1]) + policy.windowMs - now);
-      }
-    },
-    async recordFailure(keys, policy) {
-      const now = deps.now();
-      await command(async () => {
-        const batch = redis.multi();
-        for (const key of keys) {
-          batch.zadd(attemptsKey(key), now, randomUUID());
-          batch.pexpire(attemptsKey(key), policy.windowMs);
-        }
-        await batch.exec();
-      });
+    async reserveAttempt(kind, rules) {
+      const id = randomUUID();
+      const keys = rules.map((rule) => attemptsKey(rule.key));
+      const args = rules.flatMap((rule) => [rule.max, rule.windowMs, rule.delay?.after ?? -1, rule.delay?.baseMs ?? 0, rule.delay?.maxMs ?? 0]);
+      const wait = Number(await command(() => redis.eval(RESERVE_ATTEMPT, keys.length, ...keys, deps.now(), id, ...args)));
+      if (wait > 0) throw attemptsExceeded(kind, wait);
+      return {
+        async cancel() {
+          await command(async () => {
+            const batch = redis.multi();
+            for (const key of keys) batch.zrem(key, id);
+            await batch.exec();
+          });
+        },
+      };
     },
     async inFlight(accountId) {
       return command(async () => {
@@ -134,8 +140,7 @@ export async function createRedisLimits(url: string, prefix: string, deps: Limit
         return redis.zcard(inFlightKey(accountId));
       });
     },
-    async close() {
-      redis.disconnect();
-    },
+    // The connection is the node's, closed by its owner.
+    close: async () => {},
   };
 }

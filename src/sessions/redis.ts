@@ -1,48 +1,33 @@
 // Sessions in Redis (REDIS_URL set): one key per session holding its record, expiring with it,
 // and one set per account listing its sessions so that a password change can end them all.
-import { Redis } from 'ioredis';
-import { DomainError } from '../errors.ts';
+import { redisCommand, type Redis } from '../store/redis.ts';
 import { expiryOf, hashSessionId, newSessionId, SESSION_ABSOLUTE_MS, type Session, type SessionStore } from './sessions.ts';
 
 interface StoredSession {
-  accountId: string | null;
+  accountId: string;
   csrfSecret: string;
   createdAt: number;
   lastSeenAt: number;
 }
 
-export async function createRedisSessionStore(url: string, prefix: string): Promise<SessionStore> {
-  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false });
-  redis.on('error', () => {
-    // Reported per command as 503; ioredis reconnects by itself.
-  });
-  try {
-    await redis.connect();
-  } catch (error) {
-    redis.disconnect();
-    throw new Error(`REDIS_URL: cannot connect to Redis: ${(error as Error).message}`, { cause: error });
-  }
+/** Sessions on the node's Redis connection (src/store/redis.ts), which its owner closes. */
+export function createRedisSessionStore(redis: Redis, prefix: string): SessionStore {
   const sessionKey = (id: string) => `${prefix}session:${hashSessionId(id)}`;
   const accountKey = (accountId: string) => `${prefix}account-sessions:${accountId}`;
 
-  async function command<T>(run: () => Promise<T>): Promise<T> {
-    try {
-      return await run();
-    } catch {
-      throw new DomainError('unavailable', 'the session store is unavailable; retry shortly', { retryAfterSeconds: 5 });
-    }
-  }
+  const command = <T>(run: () => Promise<T>) => redisCommand('the session store', run);
 
   async function save(id: string, stored: StoredSession, now: number): Promise<void> {
     const ttl = expiryOf(stored.createdAt, stored.lastSeenAt) - now;
     if (ttl <= 0) return;
     await command(async () => {
-      const batch = redis.multi().set(sessionKey(id), JSON.stringify(stored), 'PX', ttl);
-      if (stored.accountId) {
-        // The list outlives any of its sessions: no session lasts longer than the absolute limit.
-        batch.sadd(accountKey(stored.accountId), hashSessionId(id)).pexpire(accountKey(stored.accountId), SESSION_ABSOLUTE_MS);
-      }
-      await batch.exec();
+      // The list outlives any of its sessions: no session lasts longer than the absolute limit.
+      await redis
+        .multi()
+        .set(sessionKey(id), JSON.stringify(stored), 'PX', ttl)
+        .sadd(accountKey(stored.accountId), hashSessionId(id))
+        .pexpire(accountKey(stored.accountId), SESSION_ABSOLUTE_MS)
+        .exec();
     });
   }
 
@@ -56,7 +41,8 @@ export async function createRedisSessionStore(url: string, prefix: string): Prom
       const text = await command(() => redis.get(sessionKey(id)));
       if (!text) return undefined;
       const stored = JSON.parse(text) as StoredSession;
-      if (expiryOf(stored.createdAt, stored.lastSeenAt) <= now) return undefined;
+      // An anonymous one from before sessions began at log-in: it expires by itself.
+      if (!stored.accountId || expiryOf(stored.createdAt, stored.lastSeenAt) <= now) return undefined;
       return { id, ...stored } satisfies Session;
     },
     async touch(session, now) {
@@ -65,17 +51,22 @@ export async function createRedisSessionStore(url: string, prefix: string): Prom
     async destroy(id) {
       await command(() => redis.del(sessionKey(id)));
     },
-    async destroyAccount(accountId) {
+    async destroyAccount(accountId, except) {
+      const kept = except === undefined ? undefined : hashSessionId(except);
       await command(async () => {
-        const hashes = await redis.smembers(accountKey(accountId));
-        if (hashes.length > 0) await redis.del(...hashes.map((hash) => `${prefix}session:${hash}`));
-        await redis.del(accountKey(accountId));
+        const hashes = (await redis.smembers(accountKey(accountId))).filter((hash) => hash !== kept);
+        if (hashes.length > 0) {
+          await redis
+            .multi()
+            .del(...hashes.map((hash) => `${prefix}session:${hash}`))
+            .srem(accountKey(accountId), ...hashes)
+            .exec();
+        }
       });
     },
     // Redis expires sessions by itself.
     purgeExpired: async () => 0,
-    async close() {
-      redis.disconnect();
-    },
+    // The connection is the node's, closed by its owner.
+    close: async () => {},
   };
 }

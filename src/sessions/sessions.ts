@@ -1,5 +1,5 @@
-// Web sessions live on the server, so any node can serve any request: in the database, or in
-// Redis when REDIS_URL is set. The cookie carries a random 256-bit id; the store keeps only its
+// Web sessions of logged-in accounts live on the server, so any node can serve any request: in
+// the database, or in Redis when REDIS_URL is set. Anonymous visitors have none. The cookie carries a random 256-bit id; the store keeps only its
 // SHA-256, so a copy of the store does not hold a usable session id.
 import { createHash, randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
@@ -14,21 +14,21 @@ export const SESSION_TOUCH_INTERVAL_MS = 60 * 1000;
 export interface Session {
   /** The id the cookie carries; never stored, never logged. */
   id: string;
-  accountId: string | null;
+  accountId: string;
   csrfSecret: string;
   createdAt: number;
   lastSeenAt: number;
 }
 
 export interface SessionStore {
-  create(accountId: string | null, csrfSecret: string, now: number): Promise<Session>;
+  create(accountId: string, csrfSecret: string, now: number): Promise<Session>;
   /** The live session with this id, or undefined (unknown, ended or expired). */
   find(id: string, now: number): Promise<Session | undefined>;
   /** Marks the session used now, extending its idle expiry (never past the absolute one). */
   touch(session: Session, now: number): Promise<void>;
   destroy(id: string): Promise<void>;
-  /** Ends every session of an account (after its password changed). */
-  destroyAccount(accountId: string): Promise<void>;
+  /** Ends every session of an account (a reset, a ban, a deletion), or every other one (`except`: a password change). */
+  destroyAccount(accountId: string, except?: string): Promise<void>;
   purgeExpired(now: number): Promise<number>;
   close(): Promise<void>;
 }
@@ -69,7 +69,8 @@ export function createSqlSessionStore(db: Kysely<Schema>): SessionStore {
         .where('id_hash', '=', hashSessionId(id))
         .where('expires_at', '>', now)
         .executeTakeFirst();
-      if (!row) return undefined;
+      // An anonymous row from before sessions began at log-in (the migration removes them).
+      if (!row?.account_id) return undefined;
       return {
         id,
         accountId: row.account_id,
@@ -88,8 +89,10 @@ export function createSqlSessionStore(db: Kysely<Schema>): SessionStore {
     async destroy(id) {
       await db.deleteFrom('sessions').where('id_hash', '=', hashSessionId(id)).execute();
     },
-    async destroyAccount(accountId) {
-      await db.deleteFrom('sessions').where('account_id', '=', accountId).execute();
+    async destroyAccount(accountId, except) {
+      let query = db.deleteFrom('sessions').where('account_id', '=', accountId);
+      if (except !== undefined) query = query.where('id_hash', '!=', hashSessionId(except));
+      await query.execute();
     },
     async purgeExpired(now) {
       const result = await db.deleteFrom('sessions').where('expires_at', '<=', now).executeTakeFirst();

@@ -144,6 +144,39 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .execute();
       },
     },
+    '0100_security_accounts': {
+      async up(db: Kysely<unknown>) {
+        // Free credits wait for a verified email. Accounts from before were given theirs at
+        // creation, so they count as verified.
+        await db.schema.alterTable('accounts').addColumn('email_verified_at', 'bigint').execute();
+        await sql`update accounts set email_verified_at = created_at`.execute(db);
+        // A deleted account stays as an anonymous row that its ledger rows point at.
+        await db.schema.alterTable('accounts').addColumn('deleted_at', 'bigint').execute();
+
+        await db.schema
+          .createTable('email_tokens')
+          .addColumn('token_hash', 'text', (c) => c.primaryKey())
+          .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id'))
+          .addColumn('purpose', 'text', (c) => c.notNull())
+          .addColumn('email', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addColumn('expires_at', 'bigint', (c) => c.notNull())
+          .addColumn('used_at', 'bigint')
+          .execute();
+        await db.schema.createIndex('email_tokens_account').on('email_tokens').column('account_id').execute();
+        await db.schema.createIndex('email_tokens_expires').on('email_tokens').column('expires_at').execute();
+        await db.schema.createIndex('password_resets_account').on('password_resets').column('account_id').execute();
+
+        await db.schema
+          .createTable('signup_grants')
+          .addColumn('email_hash', 'text', (c) => c.primaryKey())
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .execute();
+
+        // Anonymous visitors no longer get a stored session (their forms carry a signed token).
+        await sql`delete from sessions where account_id is null`.execute(db);
+      },
+    },
     // Payments (Stripe) and test keys: prices as rows, purchases and subscriptions as Stripe
     // reports them, each webhook event recorded once, the debt a refund can leave, and test keys.
     '0400_payments_prices': {

@@ -22,6 +22,10 @@ export interface AccountsTable {
   role: string;
   /** scrypt hash (src/accounts/passwords.ts); null until a password is set. Never selected with the account. */
   password_hash: string | null;
+  /** When the email was proven by a mailed link (or vouched for by the operator); null until then. */
+  email_verified_at: number | null;
+  /** Set when the holder deleted the account: the row stays, anonymous, for its ledger. */
+  deleted_at: number | null;
 }
 
 export interface ApiKeysTable {
@@ -78,7 +82,7 @@ export interface ConversionsTable {
   report: string | null;
 }
 
-/** Web sessions (src/http/web/sessions.ts); the cookie holds the id, the table only its SHA-256. */
+/** Web sessions (src/sessions/sessions.ts), of logged-in accounts only; the cookie holds the id, the table only its SHA-256. */
 export interface SessionsTable {
   id_hash: string;
   account_id: string | null;
@@ -96,6 +100,24 @@ export interface PasswordResetsTable {
   created_at: number;
   expires_at: number;
   used_at: number | null;
+}
+
+/** Single-use links mailed to prove an address: `verify` (sign-up) and `change` (a new email). */
+export interface EmailTokensTable {
+  token_hash: string;
+  account_id: string;
+  purpose: string;
+  /** The address the link was mailed to, which it proves. */
+  email: string;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+}
+
+/** SHA-256 of every email that was given the free sign-up credits: once per address, ever. */
+export interface SignupGrantsTable {
+  email_hash: string;
+  created_at: number;
 }
 
 /** What an admin changed that the ledger does not record (plan, status, role, keys, plan limits). */
@@ -214,6 +236,8 @@ export interface Schema {
   password_resets: PasswordResetsTable;
   audit: AuditTable;
   settings: SettingsTable;
+  email_tokens: EmailTokensTable;
+  signup_grants: SignupGrantsTable;
   credit_debts: CreditDebtsTable;
   stripe_customers: StripeCustomersTable;
   prices: PricesTable;

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createAccount, searchAccounts } from '../../src/accounts/accounts.ts';
 import { checkCredentials, signUp } from '../../src/accounts/credentials.ts';
+import { passwordWork } from '../../src/accounts/passwords.ts';
 import { openStore, type Store } from '../../src/store/database.ts';
 import { dialects, type TestDatabase } from '../helpers/stores.ts';
 
@@ -28,15 +29,19 @@ for (const dialect of await dialects()) {
       assert.deepEqual(await emails('nobody'), []);
     });
 
-    it('signs up once per email and checks passwords, the email in any case', async () => {
-      const account = await signUp(store.db, { email: 'New@Example.com', password: 'ten chars!!' });
-      assert.equal(account?.credits, 10);
+    it('signs up once per email, unverified and without credits, and checks passwords, the email in any case', async () => {
+      const passwords = passwordWork({ slots: 2, queueLimit: 8 });
+      const created = await signUp(store.db, passwords, { email: 'New@Example.com', password: 'ten chars!!' });
+      const account = created?.account;
+      assert.equal(account?.credits, 0, 'the free credits wait for the verified email');
+      assert.equal(account?.emailVerified, false);
       assert.equal(account?.plan.name, 'free');
-      assert.equal(await signUp(store.db, { email: 'new@example.com', password: 'another one!' }), undefined, 'taken: no second account');
-      assert.equal((await checkCredentials(store.db, 'NEW@example.com', 'ten chars!!'))?.id, account?.id);
-      assert.equal(await checkCredentials(store.db, 'new@example.com', 'another one!'), undefined);
-      assert.equal(await checkCredentials(store.db, 'adaxl@example.com', 'any password'), undefined, 'no password set');
-      await assert.rejects(signUp(store.db, { email: 'x@example.com', password: 'nine char' }), /at least 10 characters/);
+      assert.match(created?.token ?? '', /^[\w-]{43}$/);
+      assert.equal(await signUp(store.db, passwords, { email: 'new@example.com', password: 'another one!' }), undefined, 'taken: no second account');
+      assert.equal((await checkCredentials(store.db, passwords, 'NEW@example.com', 'ten chars!!'))?.id, account?.id);
+      assert.equal(await checkCredentials(store.db, passwords, 'new@example.com', 'another one!'), undefined);
+      assert.equal(await checkCredentials(store.db, passwords, 'adaxl@example.com', 'any password'), undefined, 'no password set');
+      await assert.rejects(signUp(store.db, passwords, { email: 'x@example.com', password: 'nine char' }), /at least 10 characters/);
     });
   });
 }

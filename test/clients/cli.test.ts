@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { createAccount } from '../../src/accounts/accounts.ts';
 import { createKey } from '../../src/accounts/keys.ts';
 import { CORPUS } from '../helpers/http.ts';
+import { freePort } from '../helpers/process.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { createSqliteDatabase } from '../helpers/stores.ts';
 
@@ -152,9 +153,11 @@ describe('vectorize convert', () => {
     });
     assert.equal(shown.code, 0, shown.stdout + shown.stderr);
     // Frames are redrawn in place (at most ten a second, so two files finishing together share one).
-    const frames = [...shown.stdout.matchAll(/(\d)\/3 files \| (\d+)% \| ETA (\d+)s/g)].map((match) => ({ done: Number(match[1]), percent: Number(match[2]) }));
+    const frames = [...shown.stdout.matchAll(/(\d)\/3 files \| (\d+)% \| ETA (…|[\d.]+ m?s|\d+ min \d+ s) \|/g)].map((match) => ({ done: Number(match[1]), percent: Number(match[2]), left: match[3] }));
     const seen = JSON.stringify(shown.stdout.slice(0, 600));
     assert.equal(frames[0]?.done, 0, `the bar starts at 0/3: ${seen}`);
+    assert.equal(frames[0]?.left, '…', 'no estimate before a file is done');
+    assert.doesNotMatch(shown.stdout, /NFs|INF|NULL|NaN/, 'never an estimate of infinity');
     assert.equal(frames.at(-1)?.done, 3, `the bar ends at 3/3: ${seen}`);
     assert.ok(frames.some((frame) => frame.done > 0 && frame.done < 3), `a frame in between: ${seen}`);
     assert.ok(frames.every((frame, index) => index === 0 || frame.done >= (frames[index - 1]?.done ?? 0)), 'the count only grows');
@@ -162,6 +165,25 @@ describe('vectorize convert', () => {
     assert.ok(shown.stdout.includes('\u001b[1G'), 'redrawn in place');
     assert.match(shown.stdout, /[█░]{24}/);
     assert.match(shown.stdout, /3 files: 3 converted, 0 failed/);
+
+    // One file: "1/1 file" and "1 file", never "1 files".
+    const single = await new Promise<Run>((resolve) => {
+      execFile('script', ['-qefc', `${BIN} convert ${join(input, readdirSync(input)[0]!)} --out ${out}-one`, '/dev/null'], { cwd: ROOT, env: { ...process.env, ...env, COLUMNS: '120' }, timeout: 120_000 }, (error, stdout, stderr) =>
+        resolve({ code: error ? 1 : 0, stdout, stderr }),
+      );
+    });
+    assert.equal(single.code, 0, single.stdout + single.stderr);
+    assert.match(single.stdout, /1\/1 file \|/);
+    assert.match(single.stdout, /\n1 file: 1 converted, 0 failed/);
+    assert.doesNotMatch(single.stdout, /1 files/);
+  });
+
+  it('names the URL and the cause when the service cannot be reached', async () => {
+    const input = folder('unreachable', IMAGES.slice(0, 1));
+    const port = await freePort();
+    const run = await vectorize(['convert', input, '--out', join(work, 'out-unreachable')], { ...env, VECTORIZE_URL: `http://127.0.0.1:${port}` });
+    assert.equal(run.code, 1);
+    assert.ok(run.stdout.includes(`failed: cannot reach http://127.0.0.1:${port}/api/v1/vectorize: connect ECONNREFUSED 127.0.0.1:${port}`), run.stdout);
   });
 
   it('shows the key’s account with `vectorize account`, and knows a test key', async () => {

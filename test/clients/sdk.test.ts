@@ -3,11 +3,12 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { createClient, isTestKey, VectorizeApiError, VectorizeTimeoutError, type CutReport, type RetryEvent } from '../../clients/typescript/src/index.ts';
+import { createClient, isTestKey, VectorizeApiError, VectorizeConnectionError, VectorizeTimeoutError, type CutReport, type RetryEvent } from '../../clients/typescript/src/index.ts';
 import { createAccount } from '../../src/accounts/accounts.ts';
 import { createKey } from '../../src/accounts/keys.ts';
 import { typesFor } from '../../scripts/generate-client-types.ts';
 import { CORPUS, corpusFile } from '../helpers/http.ts';
+import { freePort } from '../helpers/process.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { createSqliteDatabase } from '../helpers/stores.ts';
 
@@ -76,6 +77,7 @@ describe('TypeScript SDK', () => {
       assert.ok(error instanceof VectorizeApiError);
       assert.equal(error.status, 401);
       assert.match(error.error, /API key/);
+      assert.equal(error.retryAfterSeconds, undefined, 'no Retry-After header: undefined, not 0');
       return true;
     });
     const client = createClient({ baseUrl: service.url, apiKey: lifetimeKey });
@@ -106,6 +108,19 @@ describe('TypeScript SDK', () => {
     assert.ok(error instanceof VectorizeApiError);
     assert.equal(error.status, 429);
     assert.ok((error.retryAfterSeconds ?? 0) >= 1);
+  });
+
+  it('names the URL and the cause when the service cannot be reached', async () => {
+    // A port nothing listens on: the connection is refused.
+    const port = await freePort();
+    const client = createClient({ baseUrl: `http://127.0.0.1:${port}`, apiKey: lifetimeKey, maxAttempts: 1 });
+    await assert.rejects(client.vectorize(corpusFile(SMALL)), (error: unknown) => {
+      assert.ok(error instanceof VectorizeConnectionError);
+      assert.equal(error.url, `http://127.0.0.1:${port}/api/v1/vectorize`);
+      assert.equal(error.message, `cannot reach http://127.0.0.1:${port}/api/v1/vectorize: connect ECONNREFUSED 127.0.0.1:${port}`);
+      return true;
+    });
+    await assert.rejects(createClient({ baseUrl: 'http://no-such-host.invalid', apiKey: lifetimeKey }).result('vec_x'), /cannot reach http:\/\/no-such-host\.invalid\/api\/v1\/result\/vec_x: .*(ENOTFOUND|EAI_AGAIN)/);
   });
 
   it('gives up after its timeout', async () => {

@@ -16,6 +16,7 @@ import { promisify } from 'node:util';
 import { createAccount } from '../../src/accounts/accounts.ts';
 import { ledgerSum } from '../../src/accounts/credits.ts';
 import { createKey } from '../../src/accounts/keys.ts';
+import { hashPassword } from '../../src/accounts/passwords.ts';
 import { updatePlan } from '../../src/accounts/plans.ts';
 import { openStore, type Store } from '../../src/store/database.ts';
 import { corpusFile, vectorizeForm, type JsonResponse } from '../helpers/http.ts';
@@ -215,7 +216,9 @@ describe(`a cluster of ${NODES} nodes behind nginx (deploy/cluster.sh)`, { skip:
   it('keeps a web session created through one node working through the others', async () => {
     const [first, second, third] = nodePorts.map(nodeUrl) as [string, string, string];
     const onFirst = new PageClient(first);
-    await onFirst.signUp(`session-${randomBytes(3).toString('hex')}@example.com`, 'correct horse battery');
+    const email = `session-${randomBytes(3).toString('hex')}@example.com`;
+    await createAccount(store.db, { email, passwordHash: await hashPassword('correct horse battery') });
+    assert.equal((await onFirst.logIn(email, 'correct horse battery')).status, 303);
     for (const url of [second, third, proxy]) {
       const other = new PageClient(url);
       for (const [name, value] of onFirst.cookies) other.cookies.set(name, value);

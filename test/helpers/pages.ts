@@ -2,9 +2,29 @@
 // the CSRF token read from the form, urlencoded posts.
 import assert from 'node:assert/strict';
 
+/** Where a test reads the links the service mails: its log (SMTP_URL unset) or a test SMTP server. */
+export interface Mailbox {
+  /** A position in the mail received so far, to wait for mail after it. */
+  mark(): number;
+  /** The first link to `path` (with its query) in a mail to `email` received after `since`. */
+  linkTo(email: string, path: string, since?: number): Promise<string>;
+}
+
+/** A page client seen by the service (behind TRUST_PROXY) as coming from `address`. */
+export function fromAddress(client: PageClient, address: string): PageClient {
+  client.headers['x-forwarded-for'] = address;
+  return client;
+}
+
 export class PageClient {
   readonly cookies = new Map<string, string>();
-  constructor(readonly baseUrl: string) {}
+  /** Sent with every request (an `x-forwarded-for` to play another client address behind TRUST_PROXY). */
+  headers: Record<string, string> = {};
+  /** `mailbox` lets signUp() follow the confirmation link, as a person would. */
+  constructor(
+    readonly baseUrl: string,
+    readonly mailbox?: Mailbox,
+  ) {}
 
   private remember(response: Response): void {
     for (const header of response.headers.getSetCookie()) {
@@ -23,7 +43,7 @@ export class PageClient {
   }
 
   async get(path: string): Promise<{ status: number; html: string; headers: Headers }> {
-    const response = await fetch(`${this.baseUrl}${path}`, { headers: { cookie: this.cookieHeader() }, redirect: 'manual' });
+    const response = await fetch(`${this.baseUrl}${path}`, { headers: { ...this.headers, cookie: this.cookieHeader() }, redirect: 'manual' });
     this.remember(response);
     return { status: response.status, html: await response.text(), headers: response.headers };
   }
@@ -31,7 +51,7 @@ export class PageClient {
   async post(path: string, fields: Record<string, string>): Promise<{ status: number; html: string; headers: Headers; location: string | null }> {
     const response = await fetch(`${this.baseUrl}${path}`, {
       method: 'POST',
-      headers: { cookie: this.cookieHeader(), 'content-type': 'application/x-www-form-urlencoded' },
+      headers: { ...this.headers, cookie: this.cookieHeader(), 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams(fields).toString(),
       redirect: 'manual',
     });
@@ -40,7 +60,7 @@ export class PageClient {
   }
 
   async postMultipart(path: string, form: FormData, headers: Record<string, string> = {}) {
-    const response = await fetch(`${this.baseUrl}${path}`, { method: 'POST', headers: { cookie: this.cookieHeader(), ...headers }, body: form, redirect: 'manual' });
+    const response = await fetch(`${this.baseUrl}${path}`, { method: 'POST', headers: { ...this.headers, cookie: this.cookieHeader(), ...headers }, body: form, redirect: 'manual' });
     this.remember(response);
     return { status: response.status, text: await response.text(), headers: response.headers };
   }
@@ -57,9 +77,22 @@ export class PageClient {
     return this.post(action, { _csrf: await this.csrf(pagePath), ...fields });
   }
 
+  /**
+   * Signs up as a person does: the form, the link in the mail (which confirms the email and
+   * grants the free credits), then the log-in. Ends logged in.
+   */
   async signUp(email: string, password: string): Promise<void> {
+    assert.ok(this.mailbox, 'signUp needs a mailbox to follow the confirmation link');
+    const since = this.mailbox.mark();
     const res = await this.submit('/signup', '/signup', { email, password });
-    assert.equal(res.status, 303, res.html.slice(0, 500));
+    assert.equal(res.status, 200, res.html.slice(0, 500));
+    assert.match(res.html, /Check your email/);
+    const link = await this.mailbox.linkTo(email, '/email/confirm', since);
+    const confirmed = await this.get(pathOf(link));
+    assert.equal(confirmed.status, 200, confirmed.html.slice(0, 500));
+    assert.match(confirmed.html, /Your email is confirmed/);
+    const login = await this.logIn(email, password);
+    assert.equal(login.status, 303, login.html.slice(0, 500));
   }
 
   async logIn(email: string, password: string) {
@@ -76,4 +109,10 @@ export function csrfOf(html: string): string {
 /** The text of the page's error box, if any. */
 export function errorOf(html: string): string | undefined {
   return /<div class="error" role="alert"[^>]*>\s*<p>([^<]*)<\/p>/.exec(html)?.[1];
+}
+
+/** The path and query of a link, for a client bound to the service's address. */
+export function pathOf(link: string): string {
+  const url = new URL(link);
+  return `${url.pathname}${url.search}`;
 }

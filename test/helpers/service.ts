@@ -6,6 +6,9 @@ import { openStore } from '../../src/store/database.ts';
 import { createAccount } from '../../src/accounts/accounts.ts';
 import { createKey } from '../../src/accounts/keys.ts';
 import { updatePlan } from '../../src/accounts/plans.ts';
+import type { Mailbox } from './pages.ts';
+import { PageClient } from './pages.ts';
+import type { SmtpSink } from './smtp.ts';
 import type { TestDatabase } from './stores.ts';
 
 export interface TestClock {
@@ -61,6 +64,10 @@ export function leakingLines(logs: CapturedLogs): string[] {
 export interface TestService extends Service {
   database: TestDatabase;
   logs: CapturedLogs;
+  /** The mails the service wrote to its log (SMTP_URL unset), as a mailbox. */
+  mailbox: Mailbox;
+  /** A page client that can follow mailed links. */
+  pages(): PageClient;
   /** Creates an account and a key for it; returns the key. */
   accountWithKey(email: string, options?: { plan?: string; credits?: number }): Promise<string>;
 }
@@ -76,6 +83,8 @@ export async function startTestService(
     WORKERS: '2',
     LOG_LEVEL: 'silent',
     HOUSEKEEPING_INTERVAL_MS: '3600000',
+    // Every test signs up from 127.0.0.1: the sign-up throttle's own tests set their numbers.
+    SIGNUPS_PER_ADDRESS_PER_HOUR: '1000',
     ...options.env,
   });
   const { stream, logs } = captureLogs();
@@ -83,10 +92,13 @@ export async function startTestService(
     now: options.now,
     logger: createLogger('trace', stream),
   });
+  const mailbox = logMailbox(logs);
   return {
     ...service,
     database,
     logs,
+    mailbox,
+    pages: () => new PageClient(service.url, mailbox),
     async accountWithKey(email, accountOptions = {}) {
       const account = await createAccount(service.store.db, { email, ...accountOptions });
       const { key } = await createKey(service.store.db, account.id, 'test');
@@ -98,6 +110,55 @@ export async function startTestService(
       const leaks = leakingLines(logs);
       if (leaks.length > 0) throw new Error(`${leaks.length} log line(s) hold a key or credential, e.g. ${leaks[0]}`);
     },
+  };
+}
+
+const LINK = /https?:\/\/[^\s"]+/g;
+
+function firstLink(text: string, path: string): string | undefined {
+  // A link that ends a sentence leaves its full stop behind.
+  return [...text.matchAll(LINK)].map((m) => m[0].replace(/[.,;:)]+$/, '')).find((link) => new URL(link).pathname === path);
+}
+
+async function poll<T>(find: () => T | undefined, what: string, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const found = find();
+    if (found !== undefined) return found;
+    if (Date.now() > deadline) throw new Error(`no ${what} within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** Mail written to the log (SMTP_URL unset): `{"mail":{"to","subject","text"}}` lines. */
+export function logMailbox(logs: CapturedLogs): Mailbox {
+  return {
+    mark: () => logs.lines.length,
+    linkTo: (email, path, since = 0) =>
+      poll(() => {
+        for (const line of logs.lines.slice(since)) {
+          if (!line.includes('"mail":')) continue;
+          const mail = (JSON.parse(line) as { mail?: { to: string; text: string } }).mail;
+          const link = mail?.to === email ? firstLink(mail.text, path) : undefined;
+          if (link) return link;
+        }
+        return undefined;
+      }, `mail to ${email} with a link to ${path}`),
+  };
+}
+
+/** A test SMTP server's mail, as a mailbox. */
+export function smtpMailbox(smtp: SmtpSink): Mailbox {
+  return {
+    mark: () => smtp.mails.length,
+    linkTo: (email, path, since = 0) =>
+      poll(() => {
+        for (const mail of smtp.mails.slice(since)) {
+          const link = mail.to.includes(email) ? firstLink(mail.text, path) : undefined;
+          if (link) return link;
+        }
+        return undefined;
+      }, `mail to ${email} with a link to ${path}`),
   };
 }
 

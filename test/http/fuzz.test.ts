@@ -238,7 +238,9 @@ describe(`fuzz: ${REQUESTS} seeded requests (seed ${SEED})`, () => {
   let seeds: Seeds;
 
   before(async () => {
-    service = await startTestService(createSqliteDatabase());
+    // Every client uses one account: its share of the upload slots (half by default) must
+    // hold them all, or capacity refusals (503) would crowd out the answers under test.
+    service = await startTestService(createSqliteDatabase(), { env: { MAX_CONCURRENT_UPLOADS: String(2 * CONCURRENCY), MAX_UPLOADS_PER_ACCOUNT: String(CONCURRENCY) } });
     await liftFreeLimits(service);
     key = await service.accountWithKey(EMAIL, { credits: CREDITS });
     // Small images only: a mutated one that still decodes converts in milliseconds.

@@ -54,5 +54,11 @@ describe('scrubSecrets', () => {
       '{"url":"/password-reset/confirm?token=[redacted]","msg":"incoming request"}',
       'a reset token in a request URL',
     );
+    assert.equal(
+      scrubSecrets('{"url":"/email/confirm?x=1&t%6Fken=AbC&%74oken=DeF&_csrf=GhI&next=%2Fa"}'),
+      '{"url":"/email/confirm?x=1&t%6Fken=[redacted]&%74oken=[redacted]&_csrf=[redacted]&next=%2Fa"}',
+      'a token however its name is spelt, and a form token; other parameters kept',
+    );
+    assert.equal(scrubSecrets('{"url":"/a?q=\\"&token=AbC"}'), '{"url":"/a?q=\\"&token=[redacted]"}', 'past an escaped quote');
   });
 });

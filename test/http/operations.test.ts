@@ -244,7 +244,9 @@ describe('upload admission', () => {
       assert.ok(attempt < 1000, 'the held upload was never admitted');
     }
 
-    const refused = await postVectorize(service.url, key, { image: PNG });
+    // Another account: the node is full. (The same account would be refused for its own share first.)
+    const other = await service.accountWithKey('admission-other@example.com', { plan: 'lifetime' });
+    const refused = await postVectorize(service.url, other, { image: PNG });
     assert.equal(refused.status, 503);
     assert.equal(refused.headers.get('retry-after'), '2');
     assert.match(refused.body.error as string, /capacity/);

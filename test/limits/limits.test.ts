@@ -29,7 +29,9 @@ for (const backend of await limitsBackends()) {
     let key: string;
 
     before(async () => {
-      service = await startTestService(await backend.createDatabase(), { now: clock.now, env: backend.env() });
+      // Node capacity apart: one account's share of the upload slots (half of 32) holds the
+      // eight parallel conversions of an unlimited plan below.
+      service = await startTestService(await backend.createDatabase(), { now: clock.now, env: { ...backend.env(), MAX_CONCURRENT_UPLOADS: '32' } });
     });
     after(async () => {
       await service.close();

@@ -46,6 +46,8 @@ function formatDuration(ms: number): string {
   return seconds < 60 ? `${seconds.toFixed(1)} s` : `${Math.floor(seconds / 60)} min ${Math.round(seconds % 60)} s`;
 }
 
+const files = (n: number) => `${n} file${n === 1 ? '' : 's'}`;
+
 function table(rows: string[][], rightAligned: Set<number>): string {
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length)));
   return rows
@@ -66,7 +68,7 @@ export function summary(outcomes: BatchOutcome[], elapsedMs: number): string {
   }
   const failed = outcomes.filter((outcome) => !outcome.ok).length;
   const converted = outcomes.length - failed;
-  return `${table(rows, new Set([2, 3, 4]))}\n\n${outcomes.length} files: ${converted} converted, ${failed} failed, in ${formatDuration(elapsedMs)}\n`;
+  return `${table(rows, new Set([2, 3, 4]))}\n\n${files(outcomes.length)}: ${converted} converted, ${failed} failed, in ${formatDuration(elapsedMs)}\n`;
 }
 
 function parseCommandLine(argv: string[]) {
@@ -177,36 +179,51 @@ function printAndCutOptions(values: Record<string, string | boolean | undefined>
   return out as Params;
 }
 
+/**
+ * The time left, from the mean time per finished file; "…" until one has finished. (cli-progress's
+ * own estimate is Infinity then, which it prints as "NFs".)
+ */
+function timeLeft(startedMs: number, nowMs: number, finished: number, total: number): string {
+  if (finished === 0) return '…';
+  if (finished >= total) return '0 ms';
+  return formatDuration(((nowMs - startedMs) / finished) * (total - finished));
+}
+
 /** Progress on a terminal: a bar with the count and the time left; elsewhere a line per file. */
 function progress(total: number, stream: NodeJS.WriteStream) {
   let finished = 0;
   let failed = 0;
   if (stream.isTTY) {
+    const started = performance.now();
     const bar = new cliProgress.SingleBar(
       {
         stream,
-        format: '{bar} {value}/{total} files | {percentage}% | ETA {eta_formatted} | {failed} failed {note}',
+        format: `{bar} {value}/{total} ${total === 1 ? 'file' : 'files'} | {percentage}% | ETA {left} | {failed} failed {note}`,
         barsize: 24,
         hideCursor: true,
-        etaBuffer: 20,
         fps: 10,
       },
       cliProgress.Presets.shades_classic,
     );
-    bar.start(total, 0, { failed: 0, note: '' });
+    const left = () => timeLeft(started, performance.now(), finished, total);
+    bar.start(total, 0, { failed: 0, note: '', left: left() });
+    // The estimate counts down between files too.
+    const ticking = setInterval(() => bar.update({ left: left() }), 1000);
+    ticking.unref();
     return {
       event(event: BatchEvent) {
         if (event.type === 'done') {
           finished++;
           if (!event.outcome.ok) failed++;
-          bar.update(finished, { failed, note: '' });
+          bar.update(finished, { failed, note: '', left: left() });
         } else if (event.type === 'retry') {
-          bar.update(finished, { failed, note: `| ${event.status}: waiting ${formatDuration(event.waitMs)}` });
+          bar.update(finished, { failed, note: `| ${event.status}: waiting ${formatDuration(event.waitMs)}`, left: left() });
         } else if (event.type === 'concurrency') {
-          bar.update(finished, { failed, note: `| concurrency lowered to ${event.limit}` });
+          bar.update(finished, { failed, note: `| concurrency lowered to ${event.limit}`, left: left() });
         }
       },
       stop() {
+        clearInterval(ticking);
         bar.stop();
       },
     };

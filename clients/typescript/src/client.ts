@@ -4,7 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { paths } from './generated/api.ts';
-import { VectorizeApiError, VectorizeTimeoutError } from './errors.ts';
+import { VectorizeApiError, VectorizeConnectionError, VectorizeTimeoutError } from './errors.ts';
 
 type VectorizeOperation = paths['/api/v1/vectorize']['post'];
 type ResultOperation = paths['/api/v1/result/{id}']['get'];
@@ -111,9 +111,11 @@ async function errorOf(response: Response): Promise<VectorizeApiError> {
   } catch {
     body = { error: text.slice(0, 500) };
   }
-  const retryAfter = Number(response.headers.get('retry-after'));
+  // Absent or not a number of seconds: undefined (Number(null) would read an absent header as 0).
+  const header = response.headers.get('retry-after')?.trim() ?? '';
+  const retryAfter = /^\d+$/.test(header) ? Number(header) : undefined;
   const message = typeof body.error === 'string' && body.error ? body.error : `HTTP ${response.status}`;
-  return new VectorizeApiError(response.status, message, body, Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter : undefined);
+  return new VectorizeApiError(response.status, message, body, retryAfter);
 }
 
 export function createClient(options: ClientOptions = {}): VectorizeClient {
@@ -132,11 +134,13 @@ export function createClient(options: ClientOptions = {}): VectorizeClient {
       const headers = new Headers(request.headers);
       if (apiKey) headers.set('authorization', `Bearer ${apiKey}`);
       let response: Response;
+      const url = `${baseUrl}${path}`;
       try {
-        response = await fetchImpl(`${baseUrl}${path}`, { ...request, headers, signal: AbortSignal.timeout(timeoutMs) });
+        response = await fetchImpl(url, { ...request, headers, signal: AbortSignal.timeout(timeoutMs) });
       } catch (error) {
         if (error instanceof DOMException && (error.name === 'TimeoutError' || error.name === 'AbortError')) throw new VectorizeTimeoutError(timeoutMs);
-        throw error;
+        // fetch says only "fetch failed"; the reason (refused, unknown host, reset) is its cause.
+        throw new VectorizeConnectionError(url, error);
       }
       if (response.ok) return response;
       const error = await errorOf(response);

@@ -24,3 +24,27 @@ export class VectorizeTimeoutError extends Error {
     this.name = 'VectorizeTimeoutError';
   }
 }
+
+/** The service could not be reached: the URL tried, and why (connection refused, unknown host…). */
+export class VectorizeConnectionError extends Error {
+  constructor(
+    readonly url: string,
+    cause: unknown,
+  ) {
+    super(`cannot reach ${url}: ${reasonOf(cause)}`, { cause });
+    this.name = 'VectorizeConnectionError';
+  }
+}
+
+/** The innermost useful message of a fetch failure: `connect ECONNREFUSED 127.0.0.1:1`, `getaddrinfo ENOTFOUND x`. */
+function reasonOf(error: unknown): string {
+  let current: unknown = error;
+  let reason = error instanceof Error ? error.message : String(error);
+  for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
+    const inner: unknown = current.cause;
+    if (inner instanceof Error && inner.message) reason = inner.message;
+    else if (inner && typeof inner === 'object' && 'code' in inner) reason = String((inner as { code: unknown }).code);
+    current = inner;
+  }
+  return reason;
+}

@@ -14,7 +14,7 @@ export type {
   VectorizeJson,
   VectorizeOptions,
 } from './client.ts';
-export { VectorizeApiError, VectorizeTimeoutError } from './errors.ts';
+export { VectorizeApiError, VectorizeConnectionError, VectorizeTimeoutError } from './errors.ts';
 export { convertBatch, collectInputs } from './batch.ts';
 export type { BatchEvent, BatchOptions, BatchOutcome } from './batch.ts';
 export type { paths, components } from './generated/api.ts';

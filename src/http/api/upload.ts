@@ -13,6 +13,15 @@ export function tooLarge(maxBytes: number): DomainError {
   return new DomainError('upload_too_large', `image: the upload exceeds the ${maxBytes / (1024 * 1024)} MB limit (${maxBytes} bytes)`);
 }
 
+/**
+ * Refuses (413) a body whose declared Content-Length cannot hold an upload within the limit,
+ * before an upload slot is taken or a byte is read.
+ */
+export function refuseDeclaredOversize(request: FastifyRequest, maxBytes: number): void {
+  const declared = Number(request.headers['content-length']);
+  if (Number.isFinite(declared) && declared > maxBytes + MULTIPART_OVERHEAD) throw tooLarge(maxBytes);
+}
+
 /** The body must advance by `minBytesPerSecond` over every window, or the upload is cut with 408. */
 export interface UploadPace {
   minBytesPerSecond: number;
@@ -54,8 +63,7 @@ async function readMultipart(request: FastifyRequest, maxBytes: number): Promise
   if (!request.isMultipart()) {
     throw new DomainError('invalid_input', 'the request must be multipart/form-data with an `image` file field');
   }
-  const declared = Number(request.headers['content-length']);
-  if (Number.isFinite(declared) && declared > maxBytes + MULTIPART_OVERHEAD) throw tooLarge(maxBytes);
+  refuseDeclaredOversize(request, maxBytes);
 
   let image: { bytes: Buffer; filename: string } | undefined;
   let paramsText: string | undefined;

@@ -1,17 +1,18 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 // One route, one use case: the handler only says where the account, the upload and the wanted
 // representation come from.
 import { vectorize, type ConversionDeps } from '../../conversion/vectorize.ts';
 import { DomainError } from '../../errors.ts';
 import { negotiate, NotAcceptable, type Negotiated } from './negotiate.ts';
 import { vectorizeSchema } from './schemas.ts';
-import { readUpload, type UploadPace } from './upload.ts';
+import type { AdmitUpload } from './admission.ts';
+import { readUpload, refuseDeclaredOversize, type UploadPace } from './upload.ts';
 
 export interface VectorizeRouteDeps extends ConversionDeps {
   maxUploadBytes: number;
   uploadPace?: UploadPace;
-  /** Upload admission control: throws (503) when too many uploads are in flight. */
-  admit?: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+  /** Upload admission control: throws (503) when too many uploads are in flight, in all or of the account. */
+  admit?: AdmitUpload;
 }
 
 // The multipart body is described in the schema for the OpenAPI document only; it is read
@@ -31,7 +32,8 @@ export function vectorizeRoutes(app: FastifyInstance, deps: VectorizeRouteDeps):
         request.account,
         async () => {
           // Upload capacity is part of reading the upload: it comes after limits and credits.
-          await deps.admit?.(request, reply);
+          refuseDeclaredOversize(request, deps.maxUploadBytes);
+          await deps.admit?.(request.account.id, reply);
           return readUpload(request, deps.maxUploadBytes, deps.uploadPace);
         },
         format,

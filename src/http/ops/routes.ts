@@ -65,7 +65,7 @@ export function countResponses(app: FastifyInstance, metrics: Metrics): void {
 
 /**
  * Limit refusals by kind: no credit left is `credits`; a rate limit names its own (`burst`,
- * `concurrency`, `daily_quota`, `attempts` for the pages' log-in throttle).
+ * `concurrency`, `daily_quota`; the pages' throttles `attempts`, `signups`, `resets`, `mails`).
  */
 export function countRefusals(app: FastifyInstance, metrics: Metrics): void {
   app.addHook('onError', async (_request, _reply, error) => countRefusal(metrics, error));

@@ -41,7 +41,14 @@ export function pageErrorOf(error: unknown): PageError | undefined {
     case 'invalid_key':
       return { status: 401, message: 'That API key is missing, unknown or revoked.' };
     case 'account_inactive':
-      return { status: 403, message: `This account is ${error.details.accountStatus ?? 'not active'}: it cannot convert images. Contact the service's operator.` };
+      // What each state may do on the web is in docs/limits.md.
+      return {
+        status: 403,
+        message:
+          error.details.accountStatus === 'banned'
+            ? "This account is banned: it cannot log in or use the service. Contact the service's operator."
+            : `This account is ${error.details.accountStatus ?? 'not active'}: it cannot convert images or create API keys. Contact the service's operator.`,
+      };
     case 'insufficient_credits':
       return { status: 402, message: 'No credits left: add a credit pack (50, 200 or 500 credits) to convert more images.', link: BUY_LINK };
     case 'not_found':
@@ -58,13 +65,16 @@ export function pageErrorOf(error: unknown): PageError | undefined {
       const seconds = wait ?? 1;
       const why: Record<string, string> = {
         attempts: 'Too many failed attempts',
+        signups: 'Too many sign-ups from your network or on the service right now',
+        resets: 'Too many password-reset requests from your network',
+        mails: 'Enough links were mailed to this address for now: use the latest one',
         burst: 'Too many conversions in a second for your plan',
         concurrency: 'Your plan converts one image at a time and one is still running',
         daily_quota: "You have used today's conversions (the quota resets at midnight UTC)",
       };
       return {
         status: 429,
-        message: `${why[error.details.limit ?? ''] ?? 'Too many requests'}: wait ${plural(seconds, 'second')} and try again.`,
+        message: `${why[error.details.limit ?? ''] ?? 'Too many requests'}: wait ${waitInWords(seconds)} and try again.`,
         retryAfterSeconds: seconds,
         ...(error.details.limit === 'daily_quota' ? { link: BUY_LINK } : {}),
       };
@@ -76,6 +86,16 @@ export function pageErrorOf(error: unknown): PageError | undefined {
     case 'unavailable':
       return { status: 503, message: `The service is busy. Wait ${plural(wait ?? 5, 'second')} and try again.`, retryAfterSeconds: wait ?? 5 };
   }
+}
+
+/** `42 seconds`; from two minutes on in minutes (and hours), with the seconds in brackets. */
+function waitInWords(seconds: number): string {
+  if (seconds < 120) return plural(seconds, 'second');
+  const totalMinutes = Math.ceil(seconds / 60);
+  const hours = Math.floor(totalMinutes / 60);
+  const minutes = totalMinutes % 60;
+  const words = [hours > 0 ? plural(hours, 'hour') : '', minutes > 0 ? plural(minutes, 'minute') : ''].filter(Boolean).join(' ');
+  return `${words} (${seconds} seconds)`;
 }
 
 /** `image: the uploaded file is empty` → `Image: the uploaded file is empty.` */

@@ -5,11 +5,15 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Account } from '../../accounts/accounts.ts';
-import type { AttemptPolicy, Limits } from '../../limits/limits.ts';
-import type { Mailer } from '../../mail/mailer.ts';
+import type { PasswordWork } from '../../accounts/passwords.ts';
+import { DomainError } from '../../errors.ts';
+import type { Limits } from '../../limits/limits.ts';
+import type { Mail, Mailer } from '../../mail/mailer.ts';
+import type { SessionStore } from '../../sessions/sessions.ts';
 import type { Schema } from '../../store/schema.ts';
 import { FormExpired, pageErrorOf } from './errors.ts';
 import type { WebSessions } from './session.ts';
+import type { ThrottleSettings } from './throttle.ts';
 import type { Payments } from '../../payments/stripe.ts';
 
 export interface PageDeps {
@@ -19,16 +23,41 @@ export interface PageDeps {
   limits: Limits;
   mailer: Mailer;
   sessions: WebSessions;
+  /** The session store itself, to end every session of an account (reset, ban, deletion). */
+  sessionStore: SessionStore;
+  /** scrypt under its bound on work at once. */
+  passwords: PasswordWork;
+  throttle: ThrottleSettings;
+  /** Refusals by a limit or a throttle are counted (vectorize_limit_refusals_total). */
+  countRefusal?: (error: unknown) => void;
   publicUrl: string;
   assetVersion: string;
   /** Stripe payments; undefined when not configured. */
   payments?: Payments;
 }
 
-/** At most 10 failed log-ins, sign-ups or reset requests per email and per client address in 15 minutes. */
-export const ATTEMPTS: AttemptPolicy = { max: 10, windowMs: 15 * 60 * 1000 };
-
 export type Fields = Record<string, string>;
+
+/** Route options of the pages: they are not part of the API, so not in its OpenAPI document. */
+export const hidden = { schema: { hide: true } } as const;
+
+/** Sends a mail after the answer: the page looks and takes the same whether or not it went out. */
+export function mailTo(deps: Pick<PageDeps, 'mailer' | 'log'>, mail: Mail): void {
+  deps.mailer.send(mail).catch((error: unknown) => deps.log.error({ err: error }, 'mail could not be sent'));
+}
+
+/** A query parameter as a string; a repeated one (`?token=a&token=b`) or none is undefined. */
+export function queryText(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+/**
+ * What a refusal writes to the log: its status and code, never its message, which may repeat
+ * what was typed into the form (an email field holding a password, say).
+ */
+export function refusalLog(status: number, error: unknown): { status: number; code: string } {
+  return { status, code: error instanceof FormExpired ? 'form_expired' : error instanceof DomainError ? error.code : 'unknown' };
+}
 
 /** The form's fields as strings (the first value of a repeated one; '' for one not sent). */
 export function formFields(body: unknown, names: readonly string[]): Fields {
@@ -43,7 +72,10 @@ export function formFields(body: unknown, names: readonly string[]): Fields {
 }
 
 export function pages(deps: PageDeps) {
-  /** Renders `template` in the layout. Pages with a form need a session for its CSRF token. */
+  /**
+   * Renders `template` in the layout, with the CSRF token of its forms (`session: false` for a
+   * page without a form, which then sets no cookie for an anonymous visitor).
+   */
   async function render(
     request: FastifyRequest,
     reply: FastifyReply,
@@ -51,13 +83,12 @@ export function pages(deps: PageDeps) {
     data: Record<string, unknown>,
     options: { status?: number; session?: boolean } = {},
   ): Promise<FastifyReply> {
-    const needsSession = options.session ?? true;
-    const session = needsSession || request.signedIn ? await deps.sessions.ensure(request, reply) : request.webSession;
+    const hasForms = (options.session ?? true) || request.signedIn !== undefined;
     const html = await reply.viewAsync(template, {
       values: {},
       ...data,
       signedIn: request.signedIn,
-      csrf: session ? deps.sessions.csrfToken(session) : '',
+      csrf: hasForms ? deps.sessions.csrfToken(request, reply) : '',
       assetVersion: deps.assetVersion,
     });
     return reply
@@ -85,7 +116,8 @@ export function pages(deps: PageDeps) {
       const refusal = pageErrorOf(error);
       if (!refusal) throw error;
       if (!(error instanceof FormExpired)) await onRefused?.(error);
-      request.log.info({ status: refusal.status, error: refusal.message }, 'form refused');
+      deps.countRefusal?.(error);
+      request.log.info(refusalLog(refusal.status, error), 'form refused');
       if (refusal.retryAfterSeconds !== undefined) void reply.header('retry-after', String(refusal.retryAfterSeconds));
       return render(
         request,
@@ -117,14 +149,9 @@ export function pages(deps: PageDeps) {
 
 export type Pages = ReturnType<typeof pages>;
 
-/** Keys of the attempt throttle: the email as typed (normalised) and the client address. */
-export function attemptKeys(request: FastifyRequest, email: string): string[] {
-  return [`email:${email.trim().toLowerCase()}`, `ip:${request.ip}`];
-}
-
 /** Only local paths: `next` never sends anyone to another site. */
-export function safeNext(next: string | undefined): string {
-  return next && /^\/(?![/\\])[\w\-./?=&%]*$/.test(next) ? next : '/account';
+export function safeNext(next: unknown): string {
+  return typeof next === 'string' && /^\/(?![/\\])[\w\-./?=&%]*$/.test(next) ? next : '/account';
 }
 
 export const formatTime = (ms: number | null) => (ms === null ? 'never' : new Date(ms).toISOString().slice(0, 16).replace('T', ' '));

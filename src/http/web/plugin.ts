@@ -9,20 +9,23 @@ import view from '@fastify/view';
 import { Eta } from 'eta';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { fileURLToPath } from 'node:url';
+import type { PasswordWork } from '../../accounts/passwords.ts';
 import type { Mailer } from '../../mail/mailer.ts';
 import type { SessionStore } from '../../sessions/sessions.ts';
 import type { Payments } from '../../payments/stripe.ts';
 import { contextSecurityHeaders } from '../security.ts';
 import { buildWebAssets } from './assets.ts';
 import { pageErrorOf } from './errors.ts';
-import { pages } from './pages.ts';
+import { pages, refusalLog } from './pages.ts';
 import { accountRoutes } from './routes/account.ts';
+import { settingsRoutes } from './routes/settings.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { authRoutes } from './routes/auth.ts';
 import { billingRoutes } from './routes/billing.ts';
 import { homeRoutes } from './routes/home.ts';
 import { tryRoutes, type TryDeps } from './routes/try.ts';
 import { webSessions } from './session.ts';
+import type { ThrottleSettings } from './throttle.ts';
 
 export interface WebDeps extends TryDeps {
   sessionStore: SessionStore;
@@ -31,6 +34,10 @@ export interface WebDeps extends TryDeps {
   mailer: Mailer;
   /** Base of the links in mails; https makes the session cookie `Secure`. */
   publicUrl: string;
+  /** scrypt under its bound on work at once (PASSWORD_HASH_CONCURRENCY). */
+  passwords: PasswordWork;
+  /** The sign-up and mail throttles' numbers. */
+  throttle: ThrottleSettings;
   /** Stripe payments; undefined when not configured. */
   payments?: Payments;
 }
@@ -75,6 +82,10 @@ export async function webApp(app: FastifyInstance, deps: WebDeps): Promise<void>
     limits: deps.limits,
     mailer: deps.mailer,
     sessions,
+    sessionStore: deps.sessionStore,
+    passwords: deps.passwords,
+    throttle: deps.throttle,
+    ...(deps.countRefusal ? { countRefusal: deps.countRefusal } : {}),
     publicUrl: deps.publicUrl,
     assetVersion: assets.version,
     payments: deps.payments,
@@ -84,7 +95,7 @@ export async function webApp(app: FastifyInstance, deps: WebDeps): Promise<void>
     const known = pageErrorOf(error);
     const status = known?.status ?? (error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500);
     if (status >= 500 && !known) request.log.error({ err: error, status }, 'page failed');
-    else request.log.info({ status, error: known?.message ?? error.message }, 'page refused');
+    else request.log.info(refusalLog(status, error), 'page refused');
     const text =
       known?.message ??
       (status >= 500
@@ -101,8 +112,9 @@ export async function webApp(app: FastifyInstance, deps: WebDeps): Promise<void>
   });
 
   homeRoutes(app, web);
-  authRoutes(app, web, deps.sessionStore);
+  authRoutes(app, web);
   accountRoutes(app, web);
+  settingsRoutes(app, web);
   billingRoutes(app, web, deps.payments);
   tryRoutes(app, web, deps);
   adminRoutes(app, web);

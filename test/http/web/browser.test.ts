@@ -13,7 +13,7 @@ import { auditPage, focusRing } from '../../helpers/a11y.ts';
 import { chromiumSkip, launchBrowser, SCREENSHOTS, VIEWPORTS } from '../../helpers/browser.ts';
 import { CORPUS, corpusFile, getResult, postVectorize } from '../../helpers/http.ts';
 import { freePort } from '../../helpers/process.ts';
-import { startTestService, type TestService } from '../../helpers/service.ts';
+import { smtpMailbox, startTestService, type TestService } from '../../helpers/service.ts';
 import { startSmtpSink, type SmtpSink } from '../../helpers/smtp.ts';
 import { createSqliteDatabase } from '../../helpers/stores.ts';
 
@@ -76,19 +76,27 @@ describe('the web application in Chromium', { skip }, () => {
         await context?.close();
       });
 
-      it('signs up from the landing page and lands on the dashboard', async () => {
+      it('signs up from the landing page, confirms the email through the mailed link, and lands on the dashboard', async () => {
         await page.goto(service.url);
         assert.ok(await page.getByRole('heading', { name: 'Plans' }).isVisible());
         for (const plan of ['Free', 'Pro', 'Team', 'Lifetime']) assert.ok(await page.getByRole('rowheader', { name: plan }).isVisible(), plan);
         await screenshot('landing');
+        const since = smtp.mails.length;
         await page.getByRole('link', { name: 'Sign up' }).click();
         await page.getByLabel('Email').fill(email);
         await page.getByLabel('Password').fill(password);
         await page.getByRole('button', { name: 'Sign up' }).click();
-        await page.waitForURL(/\/account/);
-        assert.equal(await page.locator('#credits').textContent(), '10');
-        assert.ok(await page.getByText('Check your email').isVisible());
+        assert.ok(await page.getByRole('heading', { name: 'Check your email' }).isVisible());
         await screenshot('signed-up');
+        const link = await smtpMailbox(smtp).linkTo(email, '/email/confirm', since);
+        await page.goto(link);
+        assert.ok(await page.getByText('10 free credits were added').isVisible());
+        await page.getByRole('link', { name: 'Log in' }).last().click();
+        await page.getByLabel('Email').fill(email);
+        await page.getByLabel('Password').fill(password);
+        await page.getByRole('button', { name: 'Log in' }).click();
+        await page.waitForURL(/\/account$/);
+        assert.equal(await page.locator('#credits').textContent(), '10');
       });
 
       it('creates a key on the API Keys page and uses it with fetch against the API', async () => {
@@ -230,7 +238,7 @@ describe('the web application in Chromium', { skip }, () => {
 
       it('has labelled fields, named buttons, AA contrast, visible focus and no sideways scrolling on every page', async () => {
         const customer = await findAccountByEmail(service.store.db, `customer-${viewport.name}@example.com`);
-        const signedIn = ['/', '/account', '/account/keys', '/try', '/admin', `/admin/accounts/${customer!.id}`, '/admin/plans/free'];
+        const signedIn = ['/', '/account', '/account/keys', '/account/settings', '/try', '/admin', `/admin/accounts/${customer!.id}`, '/admin/plans/free'];
         const anonymous = await browser.newContext({ viewport: { width: viewport.width, height: viewport.height } });
         await anonymous.addInitScript({ content: NAME_SHIM });
         const visitor = await anonymous.newPage();

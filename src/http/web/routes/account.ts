@@ -31,7 +31,7 @@ function duration(seconds: number): string {
 export function accountRoutes(app: FastifyInstance, pages: Pages): void {
   const { render, submit, requireSignedIn, deps } = pages;
 
-  app.get<{ Querystring: { welcome?: string } }>('/account', async (request, reply) => {
+  app.get('/account', async (request, reply) => {
     const account = requireSignedIn(request, reply);
     if (!account) return reply;
     const now = deps.now();
@@ -42,14 +42,12 @@ export function accountRoutes(app: FastifyInstance, pages: Pages): void {
       listPrices(deps.db, { activeOnly: true }),
     ]);
     const resetsIn = secondsUntilNextUtcDay(now);
-    const notice =
-      request.query.welcome === '1'
-        ? `Welcome! Your account is ready${account.plan.metered ? ` with ${account.credits} credits` : ''}. Check your email: we sent you a welcome message.`
-        : undefined;
     return render(request, reply, 'account', {
       title: 'Dashboard',
-      notice,
       account,
+      // Free credits wait for the email's proof; the dashboard offers the link again.
+      unverified: !account.emailVerified,
+      freeCredits: account.plan.signupCredits,
       planLabel: planLabel(account.plan.name),
       today: {
         used,
@@ -88,6 +86,8 @@ export function accountRoutes(app: FastifyInstance, pages: Pages): void {
       reply,
       { template: 'keys', title: 'API Keys', values: { name: fields.name ?? '', test: fields.test ?? '' }, data: await keysPage(account.id), csrfToken: fields._csrf },
       async () => {
+        // A suspended account keeps its dashboard and may revoke keys, but gets no new ones.
+        if (account.status !== 'active') throw new DomainError('account_inactive', `account ${account.status}: it cannot create API keys`, { accountStatus: account.status });
         const { key } = await createKey(deps.db, account.id, fields.name, deps.now(), { test: fields.test === 'yes' });
         // Shown in this answer only: the store keeps its hash, this page is not cached.
         return render(request, reply, 'keys', { ...(await keysPage(account.id)), newKey: key, newKeyName: fields.name?.trim() ?? '', newKeyTest: fields.test === 'yes' });

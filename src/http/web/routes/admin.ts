@@ -13,7 +13,7 @@ import { DomainError } from '../../../errors.ts';
 import { currencyDigits, findPrice, formatMoney, listPrices, parseMoney, priceText, productName, type Price } from '../../../payments/prices.ts';
 import { listPurchases, purchaseState } from '../../../payments/purchases.ts';
 import { listSubscriptions } from '../../../payments/subscriptions.ts';
-import { formatBytes, formatTime, formFields, type Pages } from '../pages.ts';
+import { formatBytes, formatTime, formFields, queryText, type Pages } from '../pages.ts';
 
 type IdParams = { Params: { id: string } };
 
@@ -37,8 +37,8 @@ export function adminRoutes(app: FastifyInstance, pages: Pages): void {
     });
     const adminOf = (account: Account | undefined) => (account as Account).email;
 
-    admin.get<{ Querystring: { q?: string } }>('/admin', async (request, reply) => {
-      const query = (request.query.q ?? '').trim();
+    admin.get<{ Querystring: { q?: unknown } }>('/admin', async (request, reply) => {
+      const query = (queryText(request.query.q) ?? '').trim();
       const [accounts, plans, audit, prices] = await Promise.all([
         query === '' ? Promise.resolve([]) : searchAccounts(deps.db, query),
         listPlans(deps.db),
@@ -130,7 +130,12 @@ export function adminRoutes(app: FastifyInstance, pages: Pages): void {
     }
 
     accountForm('plan', ['plan'], async (id, actor, f) => `Plan changed to ${(await changeAccount(deps.db, actor, id, { plan: f.plan }, deps.now())).plan.name}.`);
-    accountForm('status', ['status'], async (id, actor, f) => `Status changed to ${(await changeAccount(deps.db, actor, id, { status: f.status }, deps.now())).status}.`);
+    accountForm('status', ['status'], async (id, actor, f) => {
+      const changed = await changeAccount(deps.db, actor, id, { status: f.status }, deps.now());
+      // A ban ends the account's sessions at once (the session hook refuses them anyway).
+      if (changed.status === 'banned') await deps.sessionStore.destroyAccount(id);
+      return `Status changed to ${changed.status}.`;
+    });
     accountForm('credits', ['amount'], async (id, actor, f) => {
       const amount = (f.amount ?? '').trim();
       if (!/^\d+$/.test(amount) || Number(amount) < 1) throw new DomainError('invalid_input', 'credits to add: a whole number of at least 1');

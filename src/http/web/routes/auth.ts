@@ -1,25 +1,33 @@
-// Sign-up, log-in, log-out and password reset: thin handlers over src/accounts/credentials.ts,
-// with the attempt throttle (per email and per client address) in front of each.
+// Sign-up (and the link that verifies it), log-in, log-out and password reset: thin handlers
+// over src/accounts/, each behind its throttle (./throttle.ts), reserved before the work.
 import type { FastifyInstance } from 'fastify';
 import { validEmail } from '../../../accounts/accounts.ts';
 import { checkCredentials, createPasswordReset, isResetTokenValid, resetPassword, signUp } from '../../../accounts/credentials.ts';
+import { checkNewPassword } from '../../../accounts/passwords.ts';
 import { findPlan } from '../../../accounts/plans.ts';
+import { followEmailLink } from '../../../accounts/verification.ts';
 import { DomainError } from '../../../errors.ts';
-import type { SessionStore } from '../../../sessions/sessions.ts';
-import { ATTEMPTS, attemptKeys, formFields, safeNext, type Pages } from '../pages.ts';
+import { hidden, mailTo, queryText, safeNext, formFields, type Pages } from '../pages.ts';
+import { linkRules, loginRules, mailRules, resetRequestRules, signupRules } from '../throttle.ts';
 
 const invalidField = (message: string) => (/^password/i.test(message) ? 'password' : /^email/i.test(message) ? 'email' : undefined);
 
-export function authRoutes(app: FastifyInstance, pages: Pages, sessionStore: SessionStore): void {
+export function authRoutes(app: FastifyInstance, pages: Pages): void {
   const { render, submit, deps } = pages;
 
   async function freeCredits(): Promise<number> {
     return (await findPlan(deps.db, 'free'))?.signupCredits ?? 0;
   }
 
-  /** Mail is sent after the answer: the page looks and takes the same whether or not it went out. */
-  function sendLater(mail: { to: string; subject: string; text: string }): void {
-    deps.mailer.send(mail).catch((error: unknown) => deps.log.error({ err: error }, 'mail could not be sent'));
+  /** True when one more mail of this kind may go to `email` this hour (else it is not sent). */
+  async function mayMail(kind: Parameters<typeof mailRules>[0], email: string): Promise<boolean> {
+    try {
+      await deps.limits.reserveAttempt('mails', mailRules(kind, email, deps.throttle));
+      return true;
+    } catch (error) {
+      if (error instanceof DomainError && error.code === 'rate_limited') return false;
+      throw error;
+    }
   }
 
   app.get('/signup', async (request, reply) => {
@@ -29,58 +37,101 @@ export function authRoutes(app: FastifyInstance, pages: Pages, sessionStore: Ses
 
   app.post('/signup', async (request, reply) => {
     const fields = formFields(request.body, ['_csrf', 'email', 'password']);
-    const keys = attemptKeys(request, fields.email ?? '');
+    const credits = await freeCredits();
     return submit(
       request,
       reply,
-      { template: 'signup', title: 'Sign up', values: { email: fields.email ?? '' }, data: { freeCredits: await freeCredits() }, csrfToken: fields._csrf, invalid: invalidField },
+      { template: 'signup', title: 'Sign up', values: { email: fields.email ?? '' }, data: { freeCredits: credits }, csrfToken: fields._csrf, invalid: invalidField },
       async () => {
-        await deps.limits.checkAttempts(keys, ATTEMPTS);
-        const account = await signUp(deps.db, { email: fields.email ?? '', password: fields.password ?? '' }, deps.now());
+        // What can be told at once is told at once, and costs no place in the throttle.
         const email = validEmail(fields.email ?? '');
-        if (!account) {
-          // Taken: the same screen as a fresh sign-up's mail notice; the owner is told by mail.
-          await deps.limits.recordFailure(keys, ATTEMPTS);
-          sendLater({
+        checkNewPassword(fields.password ?? '');
+        await deps.limits.reserveAttempt('signups', signupRules(request.ip, deps.throttle));
+        const created = await signUp(deps.db, deps.passwords, { email, password: fields.password ?? '' }, deps.now());
+        // A new email and a taken one get the same page; only the mail differs (and is capped).
+        if (created && (await mayMail('signup', email))) {
+          const link = `${deps.publicUrl}/email/confirm?token=${created.token}`;
+          mailTo(deps, {
+            to: email,
+            subject: 'Confirm your email for Vectorize',
+            text: `Welcome to Vectorize. To confirm that ${email} is yours${credits > 0 ? ` and receive your ${credits} free credits` : ''}, open this link within 24 hours (it works once):\n${link}\n\nThen log in at ${deps.publicUrl}/login.\nIf you did not sign up, ignore this message.`,
+          });
+        } else if (!created && (await mayMail('signup', email))) {
+          mailTo(deps, {
             to: email,
             subject: 'Someone tried to sign up with your email',
             text: `Someone tried to create a Vectorize account with ${email}, which already has one.\n\nIf it was you, log in at ${deps.publicUrl}/login or set a new password at ${deps.publicUrl}/password-reset.\nIf not, you can ignore this message.`,
           });
-          return render(request, reply, 'signup-sent', { title: 'Check your email', email });
         }
-        sendLater({
-          to: email,
-          subject: 'Welcome to Vectorize',
-          text: `Your Vectorize account ${email} is ready, with ${account.credits} credits.\n\nCreate an API key at ${deps.publicUrl}/account/keys or try the converter at ${deps.publicUrl}/try.`,
-        });
-        await pages.deps.sessions.start(request, reply, account);
-        return reply.redirect('/account?welcome=1', 303);
+        return render(request, reply, 'signup-sent', { title: 'Check your email', email, freeCredits: credits });
       },
     );
   });
 
-  app.get<{ Querystring: { next?: string; reset?: string } }>('/login', async (request, reply) => {
-    if (request.signedIn) return reply.redirect(safeNext(request.query.next), 303);
+  // The link mailed at sign-up (and to a new address): proves the email, grants the free credits.
+  app.get<{ Querystring: { token?: unknown } }>('/email/confirm', hidden, async (request, reply) => {
+    const token = queryText(request.query.token) ?? '';
+    const proof = token === '' ? undefined : await followEmailLink(deps.db, token, deps.now());
+    if (!proof) {
+      return render(
+        request,
+        reply,
+        'message',
+        {
+          title: 'Link expired',
+          heading: 'This link has expired or was already used',
+          text: 'Links work once, within 24 hours. Log in to have a new one sent, or check that your email is already confirmed on your dashboard.',
+          backHref: request.signedIn ? '/account' : '/login',
+          backText: request.signedIn ? 'Go to your dashboard' : 'Log in',
+        },
+        { status: 400 },
+      );
+    }
+    if (proof.previousEmail) {
+      mailTo(deps, {
+        to: proof.previousEmail,
+        subject: 'Your Vectorize email was changed',
+        text: `The Vectorize account that used ${proof.previousEmail} now uses ${proof.account.email}; mail about it goes there from now on.\n\nIf you did not ask for this, contact the service's operator.`,
+      });
+    }
+    const credited = proof.credited > 0 ? ` ${proof.credited} free credits were added to your account.` : '';
+    const before = proof.grantedBefore ? ' This address was given its free credits once before, so none were added now.' : '';
+    const heading = proof.purpose === 'change' ? 'Your email is changed' : 'Your email is confirmed';
+    return render(request, reply, 'message', {
+      title: heading,
+      heading,
+      text: `${proof.account.email} is the confirmed email of your account.${credited}${before}`,
+      backHref: request.signedIn ? '/account' : '/login',
+      backText: request.signedIn ? 'Go to your dashboard' : 'Log in',
+    });
+  });
+
+  app.get<{ Querystring: { next?: unknown; reset?: unknown } }>('/login', async (request, reply) => {
+    const next = queryText(request.query.next) ?? '';
+    if (request.signedIn) return reply.redirect(safeNext(next), 303);
     const notice = request.query.reset === '1' ? 'Your password was changed. Log in with the new one.' : undefined;
-    return render(request, reply, 'login', { title: 'Log in', values: { next: request.query.next ?? '' }, notice });
+    return render(request, reply, 'login', { title: 'Log in', values: { next }, notice });
   });
 
   app.post('/login', async (request, reply) => {
     const fields = formFields(request.body, ['_csrf', 'email', 'password', 'next']);
-    const keys = attemptKeys(request, fields.email ?? '');
     return submit(
       request,
       reply,
       { template: 'login', title: 'Log in', values: { email: fields.email ?? '', next: fields.next ?? '' }, csrfToken: fields._csrf },
       async () => {
-        await deps.limits.checkAttempts(keys, ATTEMPTS);
-        if (!fields.email || !fields.password) throw new DomainError('invalid_input', 'enter your email and your password');
+        const email = (fields.email ?? '').trim();
+        if (!email || !fields.password) throw new DomainError('invalid_input', 'enter your email and your password');
+        // Counted as a failure before the password is checked; given back if it was right.
+        const attempt = await deps.limits.reserveAttempt('attempts', loginRules(email, request.ip, deps.sessions.knownDevice(request, email)));
         // Unknown email, no password yet, or a wrong one: one path, one answer.
-        const account = await checkCredentials(deps.db, fields.email, fields.password);
-        if (!account) {
-          await deps.limits.recordFailure(keys, ATTEMPTS);
-          throw new DomainError('invalid_input', 'email or password is incorrect');
-        }
+        const account = await checkCredentials(deps.db, deps.passwords, email, fields.password).catch(async (error: unknown) => {
+          await attempt.cancel(); // not checked (the service was busy): not a failure
+          throw error;
+        });
+        if (!account) throw new DomainError('invalid_input', 'email or password is incorrect');
+        await attempt.cancel();
+        if (account.status === 'banned') throw new DomainError('account_inactive', 'account banned: this account cannot log in', { accountStatus: 'banned' });
         await deps.sessions.start(request, reply, account);
         return reply.redirect(safeNext(fields.next), 303);
       },
@@ -104,20 +155,21 @@ export function authRoutes(app: FastifyInstance, pages: Pages, sessionStore: Ses
 
   app.post('/password-reset', async (request, reply) => {
     const fields = formFields(request.body, ['_csrf', 'email']);
-    const keys = attemptKeys(request, fields.email ?? '');
     return submit(
       request,
       reply,
       { template: 'reset-request', title: 'Reset your password', values: { email: fields.email ?? '' }, csrfToken: fields._csrf },
       async () => {
-        await deps.limits.checkAttempts(keys, ATTEMPTS);
         const email = validEmail(fields.email ?? '');
-        // Every request counts: each may send a mail, and the answer is the same either way.
-        await deps.limits.recordFailure(keys, ATTEMPTS);
+        // Requests are counted apart from failed log-ins: asking for links locks no one out.
+        await deps.limits.reserveAttempt('resets', resetRequestRules(request.ip));
+        // The cap on links mailed to one address counts every request, for known and unknown
+        // emails alike, so its refusal tells nothing either.
+        await deps.limits.reserveAttempt('mails', mailRules('reset', email, deps.throttle));
         const reset = await createPasswordReset(deps.db, email, deps.now());
         if (reset) {
           const link = `${deps.publicUrl}/password-reset/confirm?token=${reset.token}`;
-          sendLater({
+          mailTo(deps, {
             to: reset.account.email,
             subject: 'Set a new Vectorize password',
             text: `Someone asked to set a new password for the Vectorize account ${reset.account.email}.\n\nTo do so, open this link within an hour (it works once):\n${link}\n\nIf it was not you, ignore this message: your password stays as it is.`,
@@ -128,10 +180,15 @@ export function authRoutes(app: FastifyInstance, pages: Pages, sessionStore: Ses
     );
   });
 
-  app.get<{ Querystring: { token?: string } }>('/password-reset/confirm', async (request, reply) => {
-    const token = request.query.token ?? '';
-    const tokenValid = token !== '' && (await isResetTokenValid(deps.db, token, deps.now()));
-    return render(request, reply, 'reset-confirm', { title: 'Set a new password', token, tokenValid }, { status: tokenValid ? 200 : 400 });
+  async function tokenValid(token: string): Promise<boolean> {
+    return token !== '' && (await isResetTokenValid(deps.db, token, deps.now()));
+  }
+
+  app.get<{ Querystring: { token?: unknown } }>('/password-reset/confirm', async (request, reply) => {
+    // Anything but one string (a repeated parameter) is no token.
+    const token = queryText(request.query.token) ?? '';
+    const valid = await tokenValid(token);
+    return render(request, reply, 'reset-confirm', { title: 'Set a new password', token, tokenValid: valid }, { status: valid ? 200 : 400 });
   });
 
   app.post('/password-reset/confirm', async (request, reply) => {
@@ -140,27 +197,22 @@ export function authRoutes(app: FastifyInstance, pages: Pages, sessionStore: Ses
     return submit(
       request,
       reply,
-      {
-        template: 'reset-confirm',
-        title: 'Set a new password',
-        values: {},
-        data: { token, tokenValid: token !== '' && (await isResetTokenValid(deps.db, token, deps.now())) },
-        csrfToken: fields._csrf,
-      },
+      { template: 'reset-confirm', title: 'Set a new password', values: {}, data: { token, tokenValid: await tokenValid(token) }, csrfToken: fields._csrf },
       async () => {
-        await deps.limits.checkAttempts([`ip:${request.ip}`], ATTEMPTS);
+        checkNewPassword(fields.password ?? '');
+        const attempt = await deps.limits.reserveAttempt('attempts', linkRules(request.ip));
         let accountId: string;
         try {
-          accountId = await resetPassword(deps.db, token, fields.password ?? '', deps.now());
+          accountId = await resetPassword(deps.db, deps.passwords, token, fields.password ?? '', deps.now());
         } catch (error) {
           if (error instanceof DomainError && error.code === 'not_found') {
-            await deps.limits.recordFailure([`ip:${request.ip}`], ATTEMPTS);
             throw new DomainError('invalid_input', 'this reset link has expired or was already used; ask for a new one');
           }
           throw error;
         }
+        await attempt.cancel();
         // Whoever knew the old password is logged out everywhere.
-        await sessionStore.destroyAccount(accountId);
+        await deps.sessionStore.destroyAccount(accountId);
         await deps.sessions.end(request, reply);
         return reply.redirect('/login?reset=1', 303);
       },

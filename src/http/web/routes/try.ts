@@ -3,18 +3,19 @@
 // posts the form with fetch and asks for JSON to draw the preview; without it, the form posts
 // as usual and the answer is the page with the result.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { vectorize, type ConversionDeps, type VectorizeResponse } from '../../../conversion/vectorize.ts';
+import { imageMediaType, vectorize, type ConversionDeps, type VectorizeResponse } from '../../../conversion/vectorize.ts';
 import { PARAM_SPECS, ParamsError, parseParams, type TraceParams } from '../../../engine/params.ts';
 import { DomainError } from '../../../errors.ts';
-import { tooLarge, withUploadPace, type UploadPace } from '../../api/upload.ts';
+import type { AdmitUpload } from '../../api/admission.ts';
+import { refuseDeclaredOversize, tooLarge, withUploadPace, type UploadPace } from '../../api/upload.ts';
 import { pageErrorOf } from '../errors.ts';
-import type { Pages } from '../pages.ts';
+import { refusalLog, type Pages } from '../pages.ts';
 
 export interface TryDeps extends ConversionDeps {
   maxUploadBytes: number;
   uploadPace?: UploadPace;
-  /** The API's upload admission: the same bound on uploads in flight. */
-  admit?: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+  /** The API's upload admission: the same bound on uploads in flight, in all and per account. */
+  admit?: AdmitUpload;
   /** Refusals by a limit are counted like the API's (vectorize_limit_refusals_total). */
   countRefusal?: (error: unknown) => void;
 }
@@ -46,11 +47,13 @@ const PARAM_TEXT: Record<keyof TraceParams, { label: string; hint: string }> = {
 
 const PARAM_NAMES = Object.keys(PARAM_SPECS) as (keyof TraceParams)[];
 const FORM_FIELDS = new Set<string>(['_csrf', ...PARAM_NAMES]);
+const UNCONFIRMED =
+  'No credits yet: open the link we mailed you to confirm your email, and your free credits are added (your dashboard sends the link again).';
 /** The preview of the original is put in the no-script answer only when it is this small. */
 const INLINE_ORIGINAL_MAX_BYTES = 2 * 1024 * 1024;
 
 interface TryForm {
-  image?: { bytes: Buffer; filename: string; mimetype: string };
+  image?: { bytes: Buffer; filename: string };
   fields: Record<string, string>;
   /** The file was over the limit (and dropped). */
   oversized?: boolean;
@@ -70,7 +73,7 @@ async function readTryForm(request: FastifyRequest, maxBytes: number): Promise<T
       if (part.fieldname !== 'image') throw new DomainError('invalid_input', `unknown file field ${JSON.stringify(part.fieldname)}`);
       const bytes = await part.toBuffer();
       if (part.file.truncated) oversized = true;
-      else form.image = { bytes, filename: part.filename, mimetype: part.mimetype };
+      else form.image = { bytes, filename: part.filename };
     } else {
       if (!FORM_FIELDS.has(part.fieldname)) throw new DomainError('invalid_input', `unknown field ${JSON.stringify(part.fieldname)}`);
       form.fields[part.fieldname] = typeof part.value === 'string' ? part.value : String(part.value);
@@ -154,33 +157,46 @@ export function tryRoutes(app: FastifyInstance, pages: Pages, deps: TryDeps): vo
     let form: TryForm = { fields: {} };
     try {
       const headerToken = request.headers['x-csrf-token'];
-      // The script sends the token as a header, checked before a byte of the upload is read.
+      // The script sends the token as a header, checked before anything else.
       if (headerToken !== undefined) pages.deps.sessions.verifyCsrf(request, headerToken);
-      await deps.admit?.(request, reply);
-      form = await withUploadPace(request, deps.uploadPace, () => readTryForm(request, deps.maxUploadBytes));
-      if (form.oversized) throw tooLarge(deps.maxUploadBytes);
-      if (headerToken === undefined) pages.deps.sessions.verifyCsrf(request, form.fields._csrf);
-      const params = paramsFromForm(form.fields);
-      const image = form.image;
-      if (!image || (image.bytes.length === 0 && image.filename === '')) throw new DomainError('invalid_input', 'image: choose an image file to convert');
-      const result = await vectorize(deps, account, async () => ({ bytes: image.bytes, filename: image.filename, params }));
+      // The API's order exactly: account status, plan limits and the credit (in vectorize)
+      // before an upload slot is taken or a byte of the body is read, so an account that may
+      // not convert (banned, no credits, at its limits) holds nothing while it trickles.
+      const result = await vectorize(deps, account, async () => {
+        refuseDeclaredOversize(request, deps.maxUploadBytes);
+        await deps.admit?.(account.id, reply);
+        form = await withUploadPace(request, deps.uploadPace, () => readTryForm(request, deps.maxUploadBytes));
+        if (form.oversized) throw tooLarge(deps.maxUploadBytes);
+        // The form without the script carries its token in the body: checked before converting.
+        if (headerToken === undefined) pages.deps.sessions.verifyCsrf(request, form.fields._csrf);
+        const params = paramsFromForm(form.fields);
+        const image = form.image;
+        if (!image || (image.bytes.length === 0 && image.filename === '')) throw new DomainError('invalid_input', 'image: choose an image file to convert');
+        return { bytes: image.bytes, filename: image.filename, params };
+      });
       if (wantsJson) return reply.send(result satisfies VectorizeResponse);
+      const image = form.image as NonNullable<TryForm['image']>;
+      // The preview's type comes from the bytes (the conversion checked them), never from the
+      // part's Content-Type, which the client chose.
+      const mediaType = imageMediaType(image.bytes);
       return tryPage(request, reply, {
         result: {
           ...result,
           svgDataUrl: `data:image/svg+xml;base64,${Buffer.from(result.svg).toString('base64')}`,
           originalDataUrl:
-            image.bytes.length <= INLINE_ORIGINAL_MAX_BYTES ? `data:${image.mimetype};base64,${image.bytes.toString('base64')}` : undefined,
+            mediaType && image.bytes.length <= INLINE_ORIGINAL_MAX_BYTES ? `data:${mediaType};base64,${image.bytes.toString('base64')}` : undefined,
           downloadName: svgFileName(image.filename),
         },
         account: { ...account, credits: result.credits_remaining ?? account.credits },
         params: paramRows(form.fields),
       });
     } catch (error) {
-      const refusal = pageErrorOf(error);
-      if (!refusal) throw error;
+      const known = pageErrorOf(error);
+      if (!known) throw error;
+      // No credits yet because the email is not confirmed: say what brings them.
+      const refusal = known.status === 402 && !account.emailVerified ? { ...known, message: UNCONFIRMED } : known;
       deps.countRefusal?.(error);
-      request.log.info({ status: refusal.status, error: refusal.message }, 'conversion refused');
+      request.log.info(refusalLog(refusal.status, error), 'conversion refused');
       if (refusal.retryAfterSeconds !== undefined) void reply.header('retry-after', String(refusal.retryAfterSeconds));
       if (wantsJson) return reply.code(refusal.status).send({ error: refusal.message });
       return tryPage(request, reply, { error: refusal.message, errorLink: refusal.link, params: paramRows(form.fields), paramsOpen: true }, refusal.status);
