@@ -16,7 +16,7 @@ describe('/try: print and cut options', () => {
   let client: PageClient;
   before(async () => {
     service = await startTestService(createSqliteDatabase());
-    client = new PageClient(service.url);
+    client = service.pages();
     await client.signUp('maker@example.com', PASSWORD);
   });
   after(async () => {
