@@ -182,6 +182,10 @@ describe(`a cluster of ${NODES} nodes behind nginx (deploy/cluster.sh)`, { skip:
       SHUTDOWN_GRACE_MS: '5000',
       // The held uploads below wait, half sent, for as long as the test needs.
       UPLOAD_MIN_BYTES_PER_SECOND: '0',
+      // One account drives up to 40 conversions at once here: the per-account share of a node's
+      // upload slots (test/http/web/try.security.test.ts tests it) must not turn them into 503s.
+      MAX_CONCURRENT_UPLOADS: '64',
+      MAX_UPLOADS_PER_ACCOUNT: '48',
     };
     await script(['start', String(NODES)], env);
     store = await openStore(database.url, { migrate: false });
