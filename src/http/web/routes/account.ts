@@ -71,10 +71,14 @@ export function accountRoutes(app: FastifyInstance, pages: Pages): void {
     return { title: 'API Keys', script: 'keys.js', keys: keyRows(await listKeys(deps.db, accountId)), testLimits: TEST_KEY_LIMITS };
   }
 
-  app.get('/account/keys', async (request, reply) => {
+  app.get<{ Querystring: { revoked?: unknown } }>('/account/keys', async (request, reply) => {
     const account = requireSignedIn(request, reply);
     if (!account) return reply;
-    return render(request, reply, 'keys', await keysPage(account.id));
+    const page = await keysPage(account.id);
+    // After a revocation (its redirect): said only of a key of this account that is revoked.
+    const revoked = request.query.revoked;
+    const key = typeof revoked === 'string' ? page.keys.find((k) => k.prefix === revoked && k.revoked !== null) : undefined;
+    return render(request, reply, 'keys', { ...page, ...(key ? { notice: `The key ${key.prefix} is revoked.` } : {}) });
   });
 
   app.post('/account/keys', async (request, reply) => {
@@ -108,7 +112,8 @@ export function accountRoutes(app: FastifyInstance, pages: Pages): void {
         if (!key) throw new DomainError('not_found', 'no such key on this account, or it is already revoked');
         if (fields.confirm !== 'yes') return render(request, reply, 'keys-revoke', { title: 'Revoke this key?', key });
         await revokeAccountKey(deps.db, account.id, key.prefix, deps.now());
-        return render(request, reply, 'keys', { ...(await keysPage(account.id)), notice: `The key ${key.prefix} is revoked.` });
+        // Post/redirect/get: a reload of the answer shows the list, and posts nothing again.
+        return reply.redirect(`/account/keys?revoked=${encodeURIComponent(key.prefix)}`, 303);
       },
     );
   });
