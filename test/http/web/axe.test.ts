@@ -1,6 +1,7 @@
 // axe-core on every page, at desktop width and at 375 px: no serious or critical violation of
 // WCAG 2.1 A/AA (and axe's best practices), signed out, signed in, as an admin, before and
-// after a conversion, on the error pages and on the API reference.
+// after a conversion, on the error pages and on the API reference. And on each, no table
+// breaks a word or a number across lines (a phone scrolls the table instead).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -17,6 +18,24 @@ const PASSWORD = 'accessible pages 2026';
 const IMAGE = `${CORPUS}/logo/flat_shapes_transparency_300.png`;
 // tsx compiles with esbuild's keepNames, whose __name helper page.evaluate's functions call.
 const NAME_SHIM = 'globalThis.__name = (fn) => fn;';
+
+/** Words (and numbers) in table cells laid out on more than one line. Runs in the page. */
+function brokenWordsInTables(): string[] {
+  const broken: string[] = [];
+  for (const cell of document.querySelectorAll('td, th')) {
+    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (const word of (node.textContent ?? '').matchAll(/\S+/g)) {
+        const range = document.createRange();
+        range.setStart(node, word.index);
+        range.setEnd(node, word.index + word[0].length);
+        const lines = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)));
+        if (lines.size > 1) broken.push(word[0]);
+      }
+    }
+  }
+  return broken;
+}
 
 describe('axe-core on every page', { skip }, () => {
   let browser: Browser;
@@ -46,6 +65,7 @@ describe('axe-core on every page', { skip }, () => {
           [],
           `${name} (${page.url()})`,
         );
+        assert.deepEqual(await page.evaluate(brokenWordsInTables), [], `${name}: a word or number in a table is broken across lines`);
       }
 
       async function visit(path: string): Promise<void> {
