@@ -64,9 +64,15 @@ export async function findSource(
       createdAt: Number(row.created_at),
     };
   }
-  // Purged already: the conversion's record (kept longer) tells an expired result from none.
-  const record = await db.selectFrom('conversions').select('id').where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
-  return record ? 'expired' : undefined;
+  // Purged already: the conversion's record (kept longer) tells an expired result from one
+  // that was never kept (made through the API) or is not this account's.
+  const record = await db
+    .selectFrom('conversions')
+    .select('created_at')
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
+  return record && Number(record.created_at) < notBefore ? 'expired' : undefined;
 }
 
 /** Which of `ids` (of `accountId`) can still be downloaded, with when each stops being. */

@@ -56,8 +56,9 @@ export function downloadRoutes(app: FastifyInstance, pages: Pages, deps: Downloa
     const wantsJson = (request.headers.accept ?? '').includes('application/json');
     try {
       const query = request.query ?? {};
-      const asked = queryText(query.format) ?? 'svg';
-      if (!(FILE_FORMATS as readonly string[]).includes(asked)) {
+      // No format is the SVG; a repeated one (`?format=pdf&format=png`) is refused like an unknown one.
+      const asked = query.format === undefined ? 'svg' : queryText(query.format);
+      if (asked === undefined || !(FILE_FORMATS as readonly string[]).includes(asked)) {
         throw new DomainError('invalid_input', `format: must be one of ${FILE_FORMATS.join(', ')}`);
       }
       const format = asked as FileFormat;
