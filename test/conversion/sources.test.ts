@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { createAccount } from '../../src/accounts/accounts.ts';
+import { deleteAccount } from '../../src/accounts/settings.ts';
 import { insertConversion } from '../../src/conversion/records.ts';
 import { DOWNLOAD_RETENTION_MS, downloadableUntil, findSource, insertSource, purgeExpiredSources } from '../../src/conversion/sources.ts';
 import { DEFAULT_PARAMS } from '../../src/engine/params.ts';
@@ -65,6 +66,14 @@ for (const dialect of await dialects()) {
       // Purged, the record (kept longer) still says it expired.
       assert.equal(await findSource(store.db, 'vec_old_aaaaaa', owner.id, notBefore), 'expired');
       assert.ok(await findSource(store.db, 'vec_new_aaaaaa', owner.id, notBefore));
+    });
+
+    it('goes with the account when it is deleted (the images are the holder’s)', async () => {
+      const holder = await createAccount(store.db, { email: 'leaving@example.com' });
+      await insertSource(store.db, { conversionId: 'vec_gone_aaaaaa', accountId: holder.id, originalName: 'b.png', image: Buffer.from([1, 2, 3]), params: DEFAULT_PARAMS, svg: '<svg/>' }, NOW);
+      await deleteAccount(store.db, holder.id, NOW);
+      const left = await store.db.selectFrom('conversion_sources').select('conversion_id').where('account_id', '=', holder.id).execute();
+      assert.deepEqual(left, []);
     });
   });
 }
