@@ -6,25 +6,22 @@ import type { CutReport } from '../engine/check/cut-report.ts';
 import type { Schema } from '../store/schema.ts';
 import type { Db } from '../store/database.ts';
 
-export const RESULT_NOTE =
-  'Metadata only: the full SVG is returned only in the response of POST /api/v1/vectorize and is not stored; this endpoint does not return SVG content.';
-
+/** One conversion's record, as kept (the API's result lookup shows it: src/http/api/responses.ts). */
 export interface ConversionRecord {
   id: string;
-  original_name: string;
-  file_size: number;
-  created_at: string;
-  note: string;
+  originalName: string;
+  fileSize: number;
+  createdAt: number;
   width: number;
   height: number;
-  node_count: number;
-  processing_time_ms: number;
+  nodeCount: number;
+  processingTimeMs: number;
   /** The engine's measure (0–1) of how closely the SVG, rendered, matches the image; null for records older than the measure. */
   fidelity: number | null;
   params: TraceParams;
   resolved: TraceResult['chosen'];
-  /** Present (true) only when made with a test key (free, watermarked). */
-  test?: true;
+  /** Made with a test key (free, watermarked). */
+  test: boolean;
   /** Present when the conversion had a cut report (`unit` not px, or a preset). */
   report?: CutReport;
 }
@@ -72,19 +69,18 @@ export async function findConversion(
   if (!row) return undefined;
   return {
     id: row.id,
-    original_name: row.original_name,
-    file_size: Number(row.file_size),
-    created_at: new Date(Number(row.created_at)).toISOString(),
-    note: RESULT_NOTE,
+    originalName: row.original_name,
+    fileSize: Number(row.file_size),
+    createdAt: Number(row.created_at),
     width: Number(row.width),
     height: Number(row.height),
-    node_count: Number(row.node_count),
-    processing_time_ms: Number(row.processing_time_ms),
+    nodeCount: Number(row.node_count),
+    processingTimeMs: Number(row.processing_time_ms),
     // PostgreSQL's real carries float4 noise: the engine's three decimals are given back.
     fidelity: row.fidelity === null ? null : Math.round(Number(row.fidelity) * 1000) / 1000,
     params: JSON.parse(row.params) as TraceParams,
     resolved: JSON.parse(row.resolved) as TraceResult['chosen'],
-    ...(Number(row.test) === 1 ? { test: true as const } : {}),
+    test: Number(row.test) === 1,
     ...(row.report ? { report: JSON.parse(row.report) as CutReport } : {}),
   };
 }

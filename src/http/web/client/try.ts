@@ -1,16 +1,9 @@
 // The converter page: sends the form with fetch (the CSRF token as a header), then shows the
-// original and the SVG side by side at one zoom, and offers the SVG as a download. Without this
-// script the form still posts and the page answers with the result.
+// original and the SVG side by side at one zoom, and links the result's downloads in every
+// format (downloads.ts). Without this script the form still posts and the page answers with the result.
 
-interface Converted {
-  id: string;
-  svg: string;
-  width: number;
-  height: number;
-  node_count: number;
-  processing_time_ms: number;
-  credits_remaining: number | null;
-}
+import type { VectorizeResponse } from '../../api/responses.ts';
+import { showDownloads } from './downloads.ts';
 
 const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T | null;
 
@@ -25,13 +18,12 @@ const vector = byId<HTMLImageElement>('preview-svg');
 const zoom = byId<HTMLInputElement>('zoom');
 const zoomValue = byId<HTMLOutputElement>('zoom-value');
 const zoomControls = byId<HTMLElement>('zoom-controls');
-const download = byId<HTMLButtonElement>('download');
 const paneOriginal = byId<HTMLElement>('pane-original');
 const paneSvg = byId<HTMLElement>('pane-svg');
 
 let svgUrl: string | undefined;
 let originalUrl: string | undefined;
-let downloadName = 'image.svg';
+let fileName = 'image';
 let natural = { width: 0, height: 0 };
 
 function say(text: string, isError = false): void {
@@ -69,7 +61,7 @@ function fitZoom(): number {
   return natural.width > 0 ? Math.max(25, Math.min(100, Math.floor(((pane - 4) / natural.width) * 100 / 25) * 25)) : 100;
 }
 
-function show(converted: Converted): void {
+function show(converted: VectorizeResponse): void {
   natural = { width: converted.width, height: converted.height };
   if (svgUrl) URL.revokeObjectURL(svgUrl);
   svgUrl = URL.createObjectURL(new Blob([converted.svg], { type: 'image/svg+xml' }));
@@ -84,10 +76,9 @@ function show(converted: Converted): void {
   text('result-credits', converted.credits_remaining === null ? 'unmetered' : String(converted.credits_remaining));
   text('result-size', `${converted.width} × ${converted.height} px`);
   if (converted.credits_remaining !== null) text('credits-now', String(converted.credits_remaining));
-  byId<HTMLElement>('download-link')?.remove();
   if (result) result.hidden = false;
   if (zoomControls) zoomControls.hidden = false;
-  if (download) download.hidden = false;
+  showDownloads(converted, fileName);
   applyZoom(fitZoom());
 }
 
@@ -108,7 +99,7 @@ async function convert(event: SubmitEvent): Promise<void> {
   }
   if (originalUrl) URL.revokeObjectURL(originalUrl);
   originalUrl = URL.createObjectURL(file);
-  downloadName = `${file.name.replace(/\.[^.]*$/, '') || 'image'}.svg`;
+  fileName = file.name;
   const body = new FormData(form);
   const token = String(body.get('_csrf') ?? '');
   body.delete('_csrf');
@@ -116,7 +107,7 @@ async function convert(event: SubmitEvent): Promise<void> {
   say('Converting…');
   try {
     const response = await fetch(form.action, { method: 'POST', body, headers: { accept: 'application/json', 'x-csrf-token': token } });
-    const answer = (await response.json()) as Converted | { error: string };
+    const answer = (await response.json()) as VectorizeResponse | { error: string };
     if (!response.ok || 'error' in answer) {
       say('error' in answer ? answer.error : `The conversion failed (${response.status}).`, true);
       return;
@@ -153,16 +144,6 @@ byId<HTMLButtonElement>('zoom-out')?.addEventListener('click', () => applyZoom(N
 byId<HTMLButtonElement>('zoom-fit')?.addEventListener('click', () => applyZoom(100));
 linkScrolling(paneOriginal, paneSvg);
 linkScrolling(paneSvg, paneOriginal);
-
-download?.addEventListener('click', () => {
-  if (!svgUrl) return;
-  const link = document.createElement('a');
-  link.href = svgUrl;
-  link.download = downloadName;
-  document.body.append(link);
-  link.click();
-  link.remove();
-});
 
 // A result the server rendered (the form was posted without this script): wire up its zoom.
 if (vector?.getAttribute('src') && result && !result.hidden) {

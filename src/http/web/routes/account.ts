@@ -2,12 +2,14 @@
 import type { FastifyInstance } from 'fastify';
 import { createKey, listKeys, revokeAccountKey, type ApiKeyInfo } from '../../../accounts/keys.ts';
 import { conversionsPerDay, countConversionsSince, latestConversions } from '../../../conversion/records.ts';
+import { downloadableUntil, DOWNLOAD_RETENTION_MS } from '../../../conversion/sources.ts';
 import { DomainError } from '../../../errors.ts';
 import { secondsUntilNextUtcDay, startOfUtcDay } from '../../../limits/limits.ts';
 import { TEST_KEY_LIMITS } from '../../../limits/test-keys.ts';
 import { listPrices, priceText } from '../../../payments/prices.ts';
 import { conversionsChart } from '../chart.ts';
 import { formatBytes, formatTime, formFields, planLabel, type Pages } from '../pages.ts';
+import { downloadLinks } from './downloads.ts';
 
 const CHART_DAYS = 30;
 
@@ -41,6 +43,8 @@ export function accountRoutes(app: FastifyInstance, pages: Pages): void {
       latestConversions(deps.db, account.id, 10),
       listPrices(deps.db, { activeOnly: true }),
     ]);
+    // The converter's results still kept offer their downloads (issue 20).
+    const downloadable = await downloadableUntil(deps.db, account.id, latest.map((c) => c.id), now - DOWNLOAD_RETENTION_MS, DOWNLOAD_RETENTION_MS);
     const resetsIn = secondsUntilNextUtcDay(now);
     return render(request, reply, 'account', {
       title: 'Dashboard',
@@ -63,6 +67,8 @@ export function accountRoutes(app: FastifyInstance, pages: Pages): void {
         size: formatBytes(c.fileSize),
         time: formatTime(c.createdAt),
         iso: new Date(c.createdAt).toISOString(),
+        downloads: downloadable.has(c.id) ? downloadLinks(c.id, c.originalName) : undefined,
+        downloadsUntil: downloadable.has(c.id) ? formatTime(downloadable.get(c.id) ?? null) : undefined,
       })),
     });
   });
