@@ -143,6 +143,8 @@ export interface ConversionSummary {
   originalName: string;
   fileSize: number;
   nodeCount: number;
+  /** The engine's self-check score, 0 to 1; null for conversions made before it existed. */
+  fidelity: number | null;
   createdAt: number;
 }
 
@@ -150,7 +152,7 @@ export interface ConversionSummary {
 export async function latestConversions(db: Kysely<Schema>, accountId: string, limit = 10): Promise<ConversionSummary[]> {
   const rows = await db
     .selectFrom('conversions')
-    .select(['id', 'original_name', 'file_size', 'node_count', 'created_at'])
+    .select(['id', 'original_name', 'file_size', 'node_count', 'fidelity', 'created_at'])
     .where('account_id', '=', accountId)
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
@@ -161,6 +163,7 @@ export async function latestConversions(db: Kysely<Schema>, accountId: string, l
     originalName: row.original_name,
     fileSize: Number(row.file_size),
     nodeCount: Number(row.node_count),
+    fidelity: row.fidelity === null ? null : Number(row.fidelity),
     createdAt: Number(row.created_at),
   }));
 }

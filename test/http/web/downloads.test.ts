@@ -28,13 +28,14 @@ describe('/try/results/:id/download', () => {
   let other: PageClient;
   let id = '';
   let credits = 0;
+  let fidelity = 0;
 
-  async function convertOnTry(client: PageClient, name: string): Promise<{ id: string; credits_remaining: number | null }> {
+  async function convertOnTry(client: PageClient, name: string): Promise<{ id: string; credits_remaining: number | null; fidelity: number }> {
     const form = new FormData();
     form.append('image', new Blob([new Uint8Array(LOGO)], { type: 'image/png' }), name);
     const res = await client.postMultipart('/try', form, { accept: 'application/json', 'x-csrf-token': csrfOf((await client.get('/try')).html) });
     assert.equal(res.status, 200, res.text.slice(0, 300));
-    return JSON.parse(res.text) as { id: string; credits_remaining: number | null };
+    return JSON.parse(res.text) as { id: string; credits_remaining: number | null; fidelity: number };
   }
 
   async function download(client: PageClient, path: string, headers: Record<string, string> = {}) {
@@ -60,6 +61,7 @@ describe('/try/results/:id/download', () => {
     const converted = await convertOnTry(owner, 'My logo <b>.png');
     id = converted.id;
     credits = Number(converted.credits_remaining);
+    fidelity = converted.fidelity;
   });
   after(async () => {
     await service.close();
@@ -142,6 +144,10 @@ describe('/try/results/:id/download', () => {
     );
     const html = await dashboard(owner);
     for (const format of Object.keys(FORMATS)) assert.ok(html.includes(`href="/try/results/${id}/download?format=${format}"`), format);
+    // The row shows the self-check's fidelity, as the JSON gave it.
+    assert.ok(fidelity > 0.5 && fidelity <= 1, String(fidelity));
+    const row = new RegExp(`<tr>(?:(?!</tr>)[\\s\\S])*${id}(?:(?!</tr>)[\\s\\S])*</tr>`).exec(html)?.[0] ?? '';
+    assert.ok(row.includes(`<td>${fidelity.toFixed(2)}</td>`), row);
   });
 
   it('says an expired result has expired, on the page and on the dashboard', async () => {

@@ -8,7 +8,7 @@ import { secondsUntilNextUtcDay, startOfUtcDay } from '../../../limits/limits.ts
 import { TEST_KEY_LIMITS } from '../../../limits/test-keys.ts';
 import { listPrices, priceText } from '../../../payments/prices.ts';
 import { conversionsChart } from '../chart.ts';
-import { formatBytes, formatTime, formFields, planLabel, type Pages } from '../pages.ts';
+import { fidelityText, formatBytes, formatTime, formFields, planLabel, type Pages } from '../pages.ts';
 import { downloadLinks } from './downloads.ts';
 
 const CHART_DAYS = 30;
@@ -67,6 +67,7 @@ export function accountRoutes(app: FastifyInstance, pages: Pages): void {
         size: formatBytes(c.fileSize),
         time: formatTime(c.createdAt),
         iso: new Date(c.createdAt).toISOString(),
+        fidelityText: fidelityText(c.fidelity),
         downloads: downloadable.has(c.id) ? downloadLinks(c.id, c.originalName) : undefined,
         downloadsUntil: downloadable.has(c.id) ? formatTime(downloadable.get(c.id) ?? null) : undefined,
       })),
