@@ -88,7 +88,10 @@ function showOriginal(file: File): void {
   vector.hidden = true;
   vector.removeAttribute('src');
   for (const id of ['result-nodes', 'result-time', 'result-credits', 'result-size']) text(id, '…');
+  const wasHidden = result.hidden;
   result.hidden = false;
+  // The form is long: bring the views into sight as the picture arrives.
+  if (wasHidden || result.getBoundingClientRect().top > window.innerHeight) result.scrollIntoView({ block: 'start' });
   original.onload = () => {
     if (controls) controls.hidden = false;
     viewer?.show(original.naturalWidth, original.naturalHeight);
