@@ -41,7 +41,7 @@ try {
 
     const visitor = await browser.newContext({ viewport: { width: viewport.width, height: viewport.height } });
     const anonymous = await visitor.newPage();
-    for (const [name, path] of [['home', '/'], ['signup', '/signup'], ['login', '/login'], ['reset', '/password-reset'], ['404', '/no-such-page']]) {
+    for (const [name, path] of [['home', '/'], ['signup', '/signup'], ['login', '/login'], ['reset', '/password-reset'], ['404', '/no-such-page']] as const) {
       await anonymous.goto(`${service.url}${path}`, { waitUntil: 'networkidle' });
       await save(anonymous, name, viewport.width);
     }
@@ -74,7 +74,7 @@ try {
       ['billing', '/account/billing'],
       ['admin', '/admin'],
       ['admin-account', `/admin/accounts/${account!.id}`],
-    ]) {
+    ] as const) {
       await page.goto(`${service.url}${path}`, { waitUntil: 'networkidle' });
       await save(page, name, viewport.width);
     }

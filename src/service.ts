@@ -5,6 +5,7 @@ import pino, { type DestinationStream, type Logger, type LoggerOptions } from 'p
 import { refundExpiredReservations } from './accounts/credits.ts';
 import type { Config } from './config.ts';
 import { countConversionsSince, purgeExpiredConversions, retentionStart } from './conversion/records.ts';
+import { DOWNLOAD_RETENTION_MS, purgeExpiredSources } from './conversion/sources.ts';
 import { createEngine } from './engine/runtime/pool.ts';
 import type { Engine } from './engine/types.ts';
 import { buildApp } from './http/app.ts';
@@ -144,11 +145,13 @@ export async function startService(config: Config, overrides: ServiceOverrides =
         const refunded = await refundExpiredReservations(store.db, now());
         metrics.leaseRefunds.inc(refunded);
         const purged = await purgeExpiredConversions(store.db, retentionStart(now(), config.retentionDays));
+        // The converter's kept uploads go first (48 hours), the records later (RETENTION_DAYS).
+        const sourcesPurged = await purgeExpiredSources(store.db, now() - DOWNLOAD_RETENTION_MS);
         await sessionStore.purgeExpired(now());
         await purgeExpiredResets(store.db, now());
         await purgeExpiredEmailTokens(store.db, now());
         const plansEnded = await endLapsedSubscriptions(store, now());
-        if (refunded > 0 || purged > 0 || plansEnded > 0) logger.info({ refunded, purged, plansEnded }, 'housekeeping');
+        if (refunded > 0 || purged > 0 || sourcesPurged > 0 || plansEnded > 0) logger.info({ refunded, purged, sourcesPurged, plansEnded }, 'housekeeping');
       });
     } catch (error) {
       metrics.housekeepingPasses.inc({ outcome: 'failed' });

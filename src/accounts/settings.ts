@@ -66,6 +66,8 @@ export async function deleteAccount(db: Kysely<Schema>, accountId: string, now =
   await db.transaction().execute(async (trx) => {
     await trx.deleteFrom('api_keys').where('account_id', '=', accountId).execute();
     await trx.deleteFrom('conversions').where('account_id', '=', accountId).execute();
+    // The converter's kept uploads (issue 20) are the holder's images: they go with the account.
+    await trx.deleteFrom('conversion_sources').where('account_id', '=', accountId).execute();
     await trx.deleteFrom('reservations').where('account_id', '=', accountId).execute();
     await trx.deleteFrom('password_resets').where('account_id', '=', accountId).execute();
     await trx.deleteFrom('email_tokens').where('account_id', '=', accountId).execute();

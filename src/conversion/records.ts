@@ -6,25 +6,22 @@ import type { CutReport } from '../engine/check/cut-report.ts';
 import type { Schema } from '../store/schema.ts';
 import type { Db } from '../store/database.ts';
 
-export const RESULT_NOTE =
-  'Metadata only: the full SVG is returned only in the response of POST /api/v1/vectorize and is not stored; this endpoint does not return SVG content.';
-
+/** One conversion's record, as kept (the API's result lookup shows it: src/http/api/responses.ts). */
 export interface ConversionRecord {
   id: string;
-  original_name: string;
-  file_size: number;
-  created_at: string;
-  note: string;
+  originalName: string;
+  fileSize: number;
+  createdAt: number;
   width: number;
   height: number;
-  node_count: number;
-  processing_time_ms: number;
+  nodeCount: number;
+  processingTimeMs: number;
   /** The engine's measure (0–1) of how closely the SVG, rendered, matches the image; null for records older than the measure. */
   fidelity: number | null;
   params: TraceParams;
   resolved: TraceResult['chosen'];
-  /** Present (true) only when made with a test key (free, watermarked). */
-  test?: true;
+  /** Made with a test key (free, watermarked). */
+  test: boolean;
   /** Present when the conversion had a cut report (`unit` not px, or a preset). */
   report?: CutReport;
 }
@@ -72,19 +69,18 @@ export async function findConversion(
   if (!row) return undefined;
   return {
     id: row.id,
-    original_name: row.original_name,
-    file_size: Number(row.file_size),
-    created_at: new Date(Number(row.created_at)).toISOString(),
-    note: RESULT_NOTE,
+    originalName: row.original_name,
+    fileSize: Number(row.file_size),
+    createdAt: Number(row.created_at),
     width: Number(row.width),
     height: Number(row.height),
-    node_count: Number(row.node_count),
-    processing_time_ms: Number(row.processing_time_ms),
+    nodeCount: Number(row.node_count),
+    processingTimeMs: Number(row.processing_time_ms),
     // PostgreSQL's real carries float4 noise: the engine's three decimals are given back.
     fidelity: row.fidelity === null ? null : Math.round(Number(row.fidelity) * 1000) / 1000,
     params: JSON.parse(row.params) as TraceParams,
     resolved: JSON.parse(row.resolved) as TraceResult['chosen'],
-    ...(Number(row.test) === 1 ? { test: true as const } : {}),
+    test: Number(row.test) === 1,
     ...(row.report ? { report: JSON.parse(row.report) as CutReport } : {}),
   };
 }
@@ -147,6 +143,8 @@ export interface ConversionSummary {
   originalName: string;
   fileSize: number;
   nodeCount: number;
+  /** The engine's self-check score, 0 to 1; null for conversions made before it existed. */
+  fidelity: number | null;
   createdAt: number;
 }
 
@@ -154,7 +152,7 @@ export interface ConversionSummary {
 export async function latestConversions(db: Kysely<Schema>, accountId: string, limit = 10): Promise<ConversionSummary[]> {
   const rows = await db
     .selectFrom('conversions')
-    .select(['id', 'original_name', 'file_size', 'node_count', 'created_at'])
+    .select(['id', 'original_name', 'file_size', 'node_count', 'fidelity', 'created_at'])
     .where('account_id', '=', accountId)
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
@@ -165,6 +163,7 @@ export async function latestConversions(db: Kysely<Schema>, accountId: string, l
     originalName: row.original_name,
     fileSize: Number(row.file_size),
     nodeCount: Number(row.node_count),
+    fidelity: row.fidelity === null ? null : Number(row.fidelity),
     createdAt: Number(row.created_at),
   }));
 }

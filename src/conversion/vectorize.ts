@@ -15,6 +15,7 @@ import { testKeySubject } from '../limits/test-keys.ts';
 import type { Store } from '../store/database.ts';
 import { newConversionId } from './ids.ts';
 import { insertConversion } from './records.ts';
+import { insertSource } from './sources.ts';
 
 export interface ConversionDeps {
   store: Store;
@@ -34,30 +35,31 @@ export interface Upload {
   params: TraceParams;
 }
 
-export interface VectorizeResponse {
+/** What a conversion made; the front-ends choose the names they show it under (src/http/api/responses.ts). */
+export interface Conversion {
   id: string;
   svg: string;
   width: number;
   height: number;
-  node_count: number;
-  processing_time_ms: number;
+  nodeCount: number;
+  processingTimeMs: number;
   /** The engine's measure (0–1) of how closely the SVG, rendered, matches the image (docs/engine.md). */
   fidelity: number;
-  credits_remaining: number | null;
-  /** Present (true) only when made with a test key: free, watermarked. */
-  test?: true;
+  /** The balance right after this conversion; null for an unmetered plan. */
+  creditsRemaining: number | null;
+  /** Made with a test key: free, watermarked. */
+  test: boolean;
   /** When `unit` is not px or a preset was given (issue 19). */
   report?: CutReport;
-}
-
-/** The JSON response's fields, and the file when a format was asked for. */
-export interface Conversion extends VectorizeResponse {
+  /** The file, when a format was asked for. */
   file?: Buffer;
 }
 
 /** How a conversion is asked for: `test` for a test key (no credit, no plan quota, a watermark, the test keys' limits). */
 export interface ConversionOptions {
   test?: boolean;
+  /** Keep the upload for downloads in every format without another credit (the converter; sources.ts). */
+  keepSource?: boolean;
 }
 
 export async function vectorize(
@@ -72,7 +74,7 @@ export async function vectorize(
   const test = options.test === true;
   const admission = await deps.limits.admit(test ? testKeySubject(account) : account);
   try {
-    return await reserveAndConvert(deps, account, readUpload, format, test);
+    return await reserveAndConvert(deps, account, readUpload, format, test, options.keepSource === true);
   } finally {
     await admission.release();
   }
@@ -84,6 +86,7 @@ async function reserveAndConvert(
   readUpload: () => Promise<Upload>,
   format: FileFormat | undefined,
   test: boolean,
+  keepSource: boolean,
 ): Promise<Conversion> {
   const { db } = deps.store;
   const id = newConversionId(deps.now());
@@ -108,6 +111,13 @@ async function reserveAndConvert(
         { id, accountId: account.id, originalName: upload.filename, fileSize: upload.bytes.length, params: upload.params, result, test },
         deps.now(),
       );
+      if (keepSource) {
+        await insertSource(
+          trx,
+          { conversionId: id, accountId: account.id, originalName: upload.filename, image: upload.bytes, params: upload.params, svg: result.svg },
+          deps.now(),
+        );
+      }
       if (metered && !(await settleReservation(trx, id))) {
         deps.log.warn({ conversionId: id }, 'reservation was no longer held at settlement');
       }
@@ -118,11 +128,11 @@ async function reserveAndConvert(
       svg: result.svg,
       width: result.width,
       height: result.height,
-      node_count: result.nodeCount,
-      processing_time_ms: result.processingTimeMs,
+      nodeCount: result.nodeCount,
+      processingTimeMs: result.processingTimeMs,
       fidelity: result.fidelity,
-      credits_remaining: creditsRemaining,
-      ...(test ? { test: true as const } : {}),
+      creditsRemaining,
+      test,
       ...(result.report ? { report: result.report } : {}),
       ...(result.file ? { file: Buffer.from(result.file.buffer, result.file.byteOffset, result.file.byteLength) } : {}),
     };
@@ -167,7 +177,8 @@ function checkImageBytes(bytes: Buffer): void {
   }
 }
 
-async function convertOrExplain(engine: Engine, upload: Upload, format: FileFormat | undefined, watermark: boolean) {
+/** The engine's conversion, its failures said as the domain's errors. */
+export async function convertOrExplain(engine: Engine, upload: Upload, format: FileFormat | undefined, watermark: boolean) {
   try {
     return await engine.convert({ image: upload.bytes, params: upload.params, ...(format ? { format } : {}), ...(watermark ? { watermark } : {}) });
   } catch (error) {

@@ -295,13 +295,30 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.alterTable('conversions').addColumn('report', 'text').execute();
       },
     },
+    // What a converter conversion needs to be downloaded again in every format (issue 20), kept
+    // for a short retention; purged by the housekeeping.
+    '0600_downloads_conversion_sources': {
+      async up(db: Kysely<unknown>) {
+        await db.schema
+          .createTable('conversion_sources')
+          .addColumn('conversion_id', 'text', (c) => c.primaryKey())
+          .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id'))
+          .addColumn('original_name', 'text', (c) => c.notNull())
+          .addColumn('image', dialect === 'postgres' ? 'bytea' : 'blob', (c) => c.notNull())
+          .addColumn('params', 'text', (c) => c.notNull())
+          .addColumn('svg', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('conversion_sources_created').on('conversion_sources').column('created_at').execute();
+      },
+    },
   };
 }
 
 export async function migrateToLatest(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   const provider: MigrationProvider = { getMigrations: async () => migrations(dialect) };
   // Each branch of the project numbers its migrations in a range of its own (0300 print and cut,
-  // 0400 payments, 0500 engine), merged in any order: a database may have run a higher number
+  // 0400 payments, 0500 engine, 0600 downloads), merged in any order: a database may have run a higher number
   // before a lower one arrives, which is then run all the same.
   const migrator = new Migrator({ db, provider, allowUnorderedMigrations: true });
   const { error, results } = await migrator.migrateToLatest();

@@ -82,6 +82,23 @@ export interface ConversionsTable {
   report: string | null;
 }
 
+/**
+ * What a converter conversion needs to write its result again in any format (issue 20): the
+ * upload and its parameters, kept for a short retention (src/conversion/sources.ts).
+ */
+export interface ConversionSourcesTable {
+  conversion_id: string;
+  account_id: string;
+  original_name: string;
+  /** The uploaded image's bytes. */
+  image: Buffer;
+  /** The effective TraceParams as JSON. */
+  params: string;
+  /** The SVG the conversion returned: the SVG download, unchanged, needs no new trace. */
+  svg: string;
+  created_at: number;
+}
+
 /** Web sessions (src/sessions/sessions.ts), of logged-in accounts only; the cookie holds the id, the table only its SHA-256. */
 export interface SessionsTable {
   id_hash: string;
@@ -232,6 +249,7 @@ export interface Schema {
   ledger: LedgerTable;
   reservations: ReservationsTable;
   conversions: ConversionsTable;
+  conversion_sources: ConversionSourcesTable;
   sessions: SessionsTable;
   password_resets: PasswordResetsTable;
   audit: AuditTable;

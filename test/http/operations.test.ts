@@ -103,6 +103,33 @@ describe('OpenAPI document and API reference', () => {
     assert.equal(json.body.openapi, '3.1.0');
   });
 
+  it('lists only the public API in the reference, with a way back to the site and a phone-sized page', async () => {
+    const { body } = await request(service.url, '/openapi.json');
+    const paths = Object.keys(body.paths as object);
+    const isPublic = (path: string) => /^\/(api\/v1\/|healthz$|readyz$|metrics$|webhooks\/)/.test(path);
+    assert.deepEqual(paths.filter((path) => !isPublic(path)), [], 'no page or admin route');
+    assert.ok(paths.includes('/api/v1/vectorize') && paths.includes('/api/v1/account'));
+    assert.match(String((body.info as { description: string }).description), /\[← Back to the site\]\(\/\)/);
+    const html = await (await fetch(`${service.url}/docs/`)).text();
+    const script = [...html.matchAll(/src="([^"]*theme\/phone\.js)"/g)][0]?.[1];
+    assert.ok(script, 'the theme script is on the page');
+    const phone = await fetch(new URL(script.replace(/^\./, '/docs'), service.url));
+    assert.equal(phone.status, 200);
+    assert.match(await phone.text(), /width=device-width/);
+  });
+
+  it('answers an unknown address with the HTML page "Page not found" to a browser, and JSON to a program', async () => {
+    const browser = await fetch(`${service.url}/no/such/page`, { headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } });
+    assert.equal(browser.status, 404);
+    assert.match(browser.headers.get('content-type') ?? '', /^text\/html/);
+    assert.match(await browser.text(), /Page not found/);
+    for (const [path, accept] of [['/no/such/page', 'application/json'], ['/api/v1/nothing', 'text/html']] as const) {
+      const res = await request(service.url, path, { headers: { accept } });
+      assert.equal(res.status, 404, path);
+      assert.match(String(res.body.error), /route not found/, path);
+    }
+  });
+
   it('sets the security headers and a request id on every response, errors included', async () => {
     for (const path of ['/healthz', '/openapi.json', '/api/v1/result/vec_x_y', '/no/such/route', `/api/v1/result/${'x'.repeat(200)}`]) {
       const res = await fetch(`${service.url}${path}`, { headers: { 'x-request-id': 'trace-123' } });

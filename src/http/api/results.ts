@@ -4,6 +4,7 @@ import { CONVERSION_ID } from '../../conversion/ids.ts';
 import { findConversion, retentionStart } from '../../conversion/records.ts';
 import { DomainError } from '../../errors.ts';
 import type { Schema } from '../../store/schema.ts';
+import { resultResponse } from './responses.ts';
 import { resultSchema } from './schemas.ts';
 
 export function resultRoutes(
@@ -17,6 +18,6 @@ export function resultRoutes(
       ? await findConversion(deps.db, id, request.account.id, retentionStart(deps.now(), deps.retentionDays))
       : undefined;
     if (!record) throw new DomainError('not_found', `conversion not found: ${id}`);
-    return record;
+    return resultResponse(record);
   });
 }

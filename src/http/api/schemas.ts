@@ -2,7 +2,7 @@
 // listed here never leaves the service) and @fastify/swagger builds /openapi.json from them,
 // so the published contract and the code cannot drift apart.
 import { PARAM_SPECS } from '../../engine/params.ts';
-import { RESULT_NOTE } from '../../conversion/records.ts';
+import { RESULT_NOTE } from './responses.ts';
 
 export const requestIdHeader = { 'x-request-id': { type: 'string', description: 'Request id, also in logs and error bodies' } };
 export const retryAfterHeader = { 'retry-after': { type: 'integer', description: 'Seconds to wait before retrying' } };

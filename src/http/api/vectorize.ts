@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 // representation come from.
 import { vectorize, type ConversionDeps } from '../../conversion/vectorize.ts';
 import { DomainError } from '../../errors.ts';
+import { vectorizeResponse } from './responses.ts';
 import { negotiate, NotAcceptable, type Negotiated } from './negotiate.ts';
 import { vectorizeSchema } from './schemas.ts';
 import type { AdmitUpload } from './admission.ts';
@@ -27,7 +28,7 @@ export function vectorizeRoutes(app: FastifyInstance, deps: VectorizeRouteDeps):
       // Before limits and credits: a 406 spends nothing.
       const wanted = negotiateOr406(request.headers.accept);
       const format = wanted.kind === 'file' ? wanted.format : undefined;
-      const { file, ...conversion } = await vectorize(
+      const conversion = await vectorize(
         deps,
         request.account,
         async () => {
@@ -39,16 +40,17 @@ export function vectorizeRoutes(app: FastifyInstance, deps: VectorizeRouteDeps):
         format,
         { test: request.testKey },
       );
-      if (wanted.kind === 'json' || !file) return conversion;
+      const { file } = conversion;
+      if (wanted.kind === 'json' || !file) return vectorizeResponse(conversion);
       // A file response carries the JSON response's fields (less the SVG) as headers.
       return reply
         .type(wanted.mediaType)
         .headers({
           'x-conversion-id': conversion.id,
-          'x-node-count': String(conversion.node_count),
-          'x-processing-time-ms': String(conversion.processing_time_ms),
+          'x-node-count': String(conversion.nodeCount),
+          'x-processing-time-ms': String(conversion.processingTimeMs),
           'x-fidelity': String(conversion.fidelity),
-          'x-credits-remaining': conversion.credits_remaining === null ? '' : String(conversion.credits_remaining),
+          'x-credits-remaining': conversion.creditsRemaining === null ? '' : String(conversion.creditsRemaining),
           ...(conversion.test ? { 'x-test': 'true' } : {}),
         })
         .send(file);

@@ -12,14 +12,45 @@ const DOCS_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
   "connect-src 'self'; font-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
+const DOCS_PHONE_SCRIPT = `(() => {
+  const meta = document.createElement('meta');
+  meta.name = 'viewport';
+  meta.content = 'width=device-width, initial-scale=1';
+  document.head.append(meta);
+})();`;
+
+const DOCS_PHONE_STYLE = `
+/* WCAG AA contrast where Swagger UI's own colours fall short (axe-core, test/http/web/axe.test.ts). */
+.swagger-ui .info a, .swagger-ui .info .url { color: #1a5296; }
+.swagger-ui .info .description a { font-weight: 600; }
+.swagger-ui .info .title small { background: #4a5261; }
+.swagger-ui .info .title small.version-stamp { background: #3c6e12; }
+.swagger-ui .opblock.opblock-post .opblock-summary-method { background: #16794a; }
+.swagger-ui .opblock.opblock-get .opblock-summary-method { background: #1f5fa8; }
+.swagger-ui .opblock.opblock-delete .opblock-summary-method { background: #b3261e; }
+.swagger-ui .btn.authorize { color: #16794a; border-color: #16794a; }
+.swagger-ui .btn.authorize svg { fill: #16794a; }
+@media (max-width: 40rem) {
+  .swagger-ui .wrapper { padding: 0 0.5rem; }
+  .swagger-ui .opblock .opblock-summary { flex-wrap: wrap; }
+  .swagger-ui .opblock .opblock-summary-path { max-width: 100%; word-break: break-all; }
+  .swagger-ui .opblock .opblock-summary-description { flex-basis: 100%; padding-top: 0.25rem; }
+  .swagger-ui table { display: block; overflow-x: auto; }
+  .swagger-ui .info .title { font-size: 1.5rem; }
+}`;
+
 export async function apiDocs(app: FastifyInstance, version: string): Promise<void> {
   await app.register(swagger, {
+    // The reference is the public API's: the pages and the admin's routes carry no tag and are
+    // left out (they are HTML forms for people, described by the pages themselves).
+    hideUntagged: true,
     openapi: {
       openapi: '3.1.0',
       info: {
         title: 'Vectorize API',
         version,
         description:
+          '[← Back to the site](/) · [Converter](/try) · [API keys](/account/keys)\n\n' +
           'Raster in (PNG, JPEG, WebP), SVG out. Authenticate with `Authorization: Bearer <API_KEY>`. ' +
           'Every error body is `{error, request_id}`; every response carries `X-Request-Id`; 503 and 429 carry `Retry-After`.',
       },
@@ -41,7 +72,16 @@ export async function apiDocs(app: FastifyInstance, version: string): Promise<vo
     await docs.register(swaggerUi, {
       routePrefix: '/docs',
       // The page fetches /docs/json, the same document as /openapi.json.
-      uiConfig: { deepLinking: false },
+      // BaseLayout: no top bar (its "explore" box loads other documents, which this page never needs).
+      uiConfig: { deepLinking: false, layout: 'BaseLayout' },
+      // Swagger UI's page has no viewport tag: without one a phone shows it at desktop width,
+      // shrunk. The theme's script adds it; its stylesheet lets the long paths and tables wrap, and
+// darkens the few colours that miss WCAG AA contrast.
+      theme: {
+        title: 'Vectorize API reference',
+        js: [{ filename: 'phone.js', content: DOCS_PHONE_SCRIPT }],
+        css: [{ filename: 'phone.css', content: DOCS_PHONE_STYLE }],
+      },
       logLevel: 'warn',
     });
   });

@@ -162,4 +162,7 @@ export function formatBytes(bytes: number): string {
   return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
 }
 
+/** The self-check's score as the pages show it: two decimals, a dash where there is none. */
+export const fidelityText = (fidelity: number | null) => (fidelity === null ? '–' : fidelity.toFixed(2));
+
 export const planLabel = (name: string) => name.charAt(0).toUpperCase() + name.slice(1);

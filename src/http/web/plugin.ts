@@ -22,6 +22,7 @@ import { settingsRoutes } from './routes/settings.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { authRoutes } from './routes/auth.ts';
 import { billingRoutes } from './routes/billing.ts';
+import { downloadRoutes } from './routes/downloads.ts';
 import { homeRoutes } from './routes/home.ts';
 import { tryRoutes, type TryDeps } from './routes/try.ts';
 import { webSessions } from './session.ts';
@@ -117,5 +118,6 @@ export async function webApp(app: FastifyInstance, deps: WebDeps): Promise<void>
   settingsRoutes(app, web);
   billingRoutes(app, web, deps.payments);
   tryRoutes(app, web, deps);
+  downloadRoutes(app, web, deps);
   adminRoutes(app, web);
 }

@@ -112,7 +112,11 @@ for (const backend of await limitsBackends()) {
       // Revoking its own keys is still allowed.
       const prefix = key.slice(0, 11);
       const revoke = await again.submit('/account/keys', '/account/keys/revoke', { prefix, confirm: 'yes' });
-      assert.match(revoke.html, new RegExp(`The key ${prefix} is revoked`));
+      // Post/redirect/get: a reload of what follows posts nothing again.
+      assert.equal(revoke.status, 303);
+      assert.equal(revoke.location, `/account/keys?revoked=${prefix}`);
+      assert.match((await again.get(revoke.location ?? '')).html, new RegExp(`The key ${prefix} is revoked`));
+      assert.doesNotMatch((await again.get(`/account/keys?revoked=vk_none`)).html, /is revoked\./, 'the notice names only a revoked key of this account');
     });
   });
 }

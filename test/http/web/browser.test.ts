@@ -145,7 +145,7 @@ describe('the web application in Chromium', { skip }, () => {
         const widths = await page.$$eval('.pane img', (images) => images.map((image) => (image as HTMLImageElement).getBoundingClientRect().width));
         assert.deepEqual(widths, [1200, 1200], 'both at 400 % of 300 px');
         await screenshot('converted');
-        const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download SVG' }).click()]);
+        const [download] = await Promise.all([page.waitForEvent('download'), page.locator('#downloads').getByRole('link', { name: 'Download SVG' }).click()]);
         assert.equal(download.suggestedFilename(), 'flat_shapes_transparency_300.svg');
         const svg = readFileSync((await download.path()) as string, 'utf8');
         assert.match(svg, /^(<\?xml[^>]*>\s*)?<svg\b[^>]*viewBox="0 0 300 300"/);

@@ -4,13 +4,12 @@
 // samples convert with one click, and a picture dropped there converts on /try. axe-core finds
 // no serious or critical violation on / and /try after a conversion.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { after, afterEach, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { findAccountByEmail } from '../../../src/accounts/accounts.ts';
 import { grantCredits } from '../../../src/accounts/admin.ts';
 import { auditPage } from '../../helpers/a11y.ts';
+import { seriousViolations } from '../../helpers/axe.ts';
 import { chromiumSkip, launchBrowser, VIEWPORTS } from '../../helpers/browser.ts';
 import { corpusFile } from '../../helpers/http.ts';
 import { liftFreeLimits, startTestService, type TestService } from '../../helpers/service.ts';
@@ -19,7 +18,6 @@ import { createSqliteDatabase } from '../../helpers/stores.ts';
 const skip = chromiumSkip();
 const NAME_SHIM = 'globalThis.__name = (fn) => fn;';
 const IMAGE = corpusFile('logo/flat_shapes_transparency_300.png').toString('base64');
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 interface Box {
   left: number;
@@ -255,12 +253,7 @@ describe('the converter in Chromium: drop, paste, compare, samples', { skip }, (
           } else {
             await page.goto(`${service.url}${path}`);
           }
-          await page.evaluate(AXE);
-          const violations = await page.evaluate(async () => {
-            const axe = (window as unknown as { axe: { run: (context: Document, options: object) => Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe;
-            const report = await axe.run(document, { resultTypes: ['violations'] });
-            return report.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-          });
+          const violations = await seriousViolations(page);
           assert.deepEqual(violations, [], path);
           const report = await page.evaluate(auditPage);
           assert.deepEqual(report, { unlabelled: [], unnamedButtons: [], lowContrast: [], overflow: 0 }, path);

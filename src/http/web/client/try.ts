@@ -4,19 +4,10 @@
 // zoom and place (compare.ts). The form posts with XMLHttpRequest for its upload progress, the
 // CSRF token as a header. Without this script the form still posts and the page answers with
 // the result.
+import type { VectorizeResponse } from '../../api/responses.ts';
 import { createViewer, type ViewMode } from './compare.ts';
 import { showDownloads } from './downloads.ts';
 import { acceptImagesAnywhere, takePending } from './handoff.ts';
-
-interface Converted {
-  id: string;
-  svg: string;
-  width: number;
-  height: number;
-  node_count: number;
-  processing_time_ms: number;
-  credits_remaining: number | null;
-}
 
 const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T | null;
 
@@ -29,7 +20,6 @@ const result = byId<HTMLElement>('result');
 const original = byId<HTMLImageElement>('preview-original');
 const vector = byId<HTMLImageElement>('preview-svg');
 const controls = byId<HTMLElement>('zoom-controls');
-const download = byId<HTMLButtonElement>('download');
 const progressBox = byId<HTMLElement>('progress-box');
 const progress = byId<HTMLProgressElement>('progress');
 const progressLabel = byId<HTMLElement>('progress-label');
@@ -43,7 +33,7 @@ const sampleInput = form?.querySelector<HTMLInputElement>('input[name=sample]') 
 
 let svgUrl: string | undefined;
 let originalUrl: string | undefined;
-let downloadName = 'image.svg';
+let fileName = 'image';
 let busy = false;
 
 const viewer =
@@ -99,7 +89,7 @@ function showOriginal(file: File): void {
   original.src = originalUrl;
 }
 
-function show(converted: Converted): void {
+function show(converted: VectorizeResponse): void {
   if (svgUrl) URL.revokeObjectURL(svgUrl);
   svgUrl = URL.createObjectURL(new Blob([converted.svg], { type: 'image/svg+xml' }));
   if (vector) {
@@ -111,16 +101,14 @@ function show(converted: Converted): void {
   text('result-credits', converted.credits_remaining === null ? 'unmetered' : String(converted.credits_remaining));
   text('result-size', `${converted.width} × ${converted.height} px`);
   if (converted.credits_remaining !== null) text('credits-now', String(converted.credits_remaining));
-  byId<HTMLElement>('download-link')?.remove();
   if (result) result.hidden = false;
   if (controls) controls.hidden = false;
-  if (download) download.hidden = false;
   // The original's view is kept (it may be zoomed already); only a new size refits.
   if (original && (original.naturalWidth !== converted.width || original.naturalHeight !== converted.height)) viewer?.show(converted.width, converted.height);
-  showDownloads({ id: converted.id }, downloadName);
+  showDownloads(converted, fileName);
 }
 
-function post(body: FormData, token: string): Promise<{ status: number; answer: Converted | { error: string } }> {
+function post(body: FormData, token: string): Promise<{ status: number; answer: VectorizeResponse | { error: string } }> {
   return new Promise((resolve, reject) => {
     const request = new XMLHttpRequest();
     request.open('POST', form?.action ?? '/try');
@@ -132,7 +120,7 @@ function post(body: FormData, token: string): Promise<{ status: number; answer: 
     });
     request.upload.addEventListener('load', () => setProgress('tracing'));
     request.addEventListener('load', () => {
-      const answer = request.response as Converted | { error: string } | null;
+      const answer = request.response as VectorizeResponse | { error: string } | null;
       resolve({ status: request.status, answer: answer ?? { error: `The conversion failed (${request.status}).` } });
     });
     request.addEventListener('error', () => reject(new Error('network')));
@@ -156,7 +144,7 @@ async function convert(): Promise<void> {
     fileInput.focus();
     return;
   }
-  downloadName = `${file.name.replace(/\.[^.]*$/, '') || 'image'}.svg`;
+  fileName = file.name;
   if (!originalUrl || original?.dataset.file !== fileKey(file)) {
     showOriginal(file);
     if (original) original.dataset.file = fileKey(file);
@@ -176,7 +164,7 @@ async function convert(): Promise<void> {
       return;
     }
     show(answer);
-    say(`Converted: ${answer.node_count} nodes in ${answer.processing_time_ms} ms.`);
+    say(`VectorizeResponse: ${answer.node_count} nodes in ${answer.processing_time_ms} ms.`);
   } catch {
     say('The service could not be reached. Check your connection and try again.', true);
   } finally {
@@ -235,16 +223,6 @@ slider?.addEventListener('input', () => viewer?.setDivider(Number(slider.value))
 opacity?.addEventListener('input', () => viewer?.setOpacity(Number(opacity.value)));
 // On a phone the two views side by side would be tiny: one view with a slider compares better.
 setMode(window.matchMedia('(max-width: 40rem)').matches ? 'slider' : 'side');
-
-download?.addEventListener('click', () => {
-  if (!svgUrl) return;
-  const link = document.createElement('a');
-  link.href = svgUrl;
-  link.download = downloadName;
-  document.body.append(link);
-  link.click();
-  link.remove();
-});
 
 // A result the server rendered (the form was posted without this script): wire up its view.
 if (vector?.getAttribute('src') && result && !result.hidden) {

@@ -2,12 +2,14 @@
 import type { FastifyInstance } from 'fastify';
 import { createKey, listKeys, revokeAccountKey, type ApiKeyInfo } from '../../../accounts/keys.ts';
 import { conversionsPerDay, countConversionsSince, latestConversions } from '../../../conversion/records.ts';
+import { downloadableUntil, DOWNLOAD_RETENTION_MS } from '../../../conversion/sources.ts';
 import { DomainError } from '../../../errors.ts';
 import { secondsUntilNextUtcDay, startOfUtcDay } from '../../../limits/limits.ts';
 import { TEST_KEY_LIMITS } from '../../../limits/test-keys.ts';
 import { listPrices, priceText } from '../../../payments/prices.ts';
 import { conversionsChart } from '../chart.ts';
-import { formatBytes, formatTime, formFields, planLabel, type Pages } from '../pages.ts';
+import { fidelityText, formatBytes, formatTime, formFields, planLabel, type Pages } from '../pages.ts';
+import { downloadLinks } from './downloads.ts';
 
 const CHART_DAYS = 30;
 
@@ -41,6 +43,8 @@ export function accountRoutes(app: FastifyInstance, pages: Pages): void {
       latestConversions(deps.db, account.id, 10),
       listPrices(deps.db, { activeOnly: true }),
     ]);
+    // The converter's results still kept offer their downloads (issue 20).
+    const downloadable = await downloadableUntil(deps.db, account.id, latest.map((c) => c.id), now - DOWNLOAD_RETENTION_MS, DOWNLOAD_RETENTION_MS);
     const resetsIn = secondsUntilNextUtcDay(now);
     return render(request, reply, 'account', {
       title: 'Dashboard',
@@ -63,6 +67,9 @@ export function accountRoutes(app: FastifyInstance, pages: Pages): void {
         size: formatBytes(c.fileSize),
         time: formatTime(c.createdAt),
         iso: new Date(c.createdAt).toISOString(),
+        fidelityText: fidelityText(c.fidelity),
+        downloads: downloadable.has(c.id) ? downloadLinks(c.id, c.originalName) : undefined,
+        downloadsUntil: downloadable.has(c.id) ? formatTime(downloadable.get(c.id) ?? null) : undefined,
       })),
     });
   });
@@ -71,10 +78,14 @@ export function accountRoutes(app: FastifyInstance, pages: Pages): void {
     return { title: 'API Keys', script: 'keys.js', keys: keyRows(await listKeys(deps.db, accountId)), testLimits: TEST_KEY_LIMITS };
   }
 
-  app.get('/account/keys', async (request, reply) => {
+  app.get<{ Querystring: { revoked?: unknown } }>('/account/keys', async (request, reply) => {
     const account = requireSignedIn(request, reply);
     if (!account) return reply;
-    return render(request, reply, 'keys', await keysPage(account.id));
+    const page = await keysPage(account.id);
+    // After a revocation (its redirect): said only of a key of this account that is revoked.
+    const revoked = request.query.revoked;
+    const key = typeof revoked === 'string' ? page.keys.find((k) => k.prefix === revoked && k.revoked !== null) : undefined;
+    return render(request, reply, 'keys', { ...page, ...(key ? { notice: `The key ${key.prefix} is revoked.` } : {}) });
   });
 
   app.post('/account/keys', async (request, reply) => {
@@ -108,7 +119,8 @@ export function accountRoutes(app: FastifyInstance, pages: Pages): void {
         if (!key) throw new DomainError('not_found', 'no such key on this account, or it is already revoked');
         if (fields.confirm !== 'yes') return render(request, reply, 'keys-revoke', { title: 'Revoke this key?', key });
         await revokeAccountKey(deps.db, account.id, key.prefix, deps.now());
-        return render(request, reply, 'keys', { ...(await keysPage(account.id)), notice: `The key ${key.prefix} is revoked.` });
+        // Post/redirect/get: a reload of the answer shows the list, and posts nothing again.
+        return reply.redirect(`/account/keys?revoked=${encodeURIComponent(key.prefix)}`, 303);
       },
     );
   });

@@ -13,7 +13,7 @@ import { DomainError } from '../../../errors.ts';
 import { currencyDigits, findPrice, formatMoney, listPrices, parseMoney, priceText, productName, type Price } from '../../../payments/prices.ts';
 import { listPurchases, purchaseState } from '../../../payments/purchases.ts';
 import { listSubscriptions } from '../../../payments/subscriptions.ts';
-import { formatBytes, formatTime, formFields, queryText, type Pages } from '../pages.ts';
+import { fidelityText, formatBytes, formatTime, formFields, queryText, type Pages } from '../pages.ts';
 
 type IdParams = { Params: { id: string } };
 
@@ -93,7 +93,7 @@ export function adminRoutes(app: FastifyInstance, pages: Pages): void {
           lastUsed: formatTime(k.lastUsedAt),
           revoked: k.revokedAt === null ? null : formatTime(k.revokedAt),
         })),
-        conversions: conversions.map((c) => ({ ...c, size: formatBytes(c.fileSize), time: formatTime(c.createdAt) })),
+        conversions: conversions.map((c) => ({ ...c, size: formatBytes(c.fileSize), time: formatTime(c.createdAt), fidelityText: fidelityText(c.fidelity) })),
         history,
         debt,
         purchases: purchases.map((p) => ({

@@ -3,6 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import { listPlans } from '../../../accounts/plans.ts';
 import { listPrices, priceText } from '../../../payments/prices.ts';
 import { checkoutAttempt } from '../../../payments/stripe.ts';
+import { DomainError } from '../../../errors.ts';
+import { handleError } from '../../api/errors.ts';
 import { planLabel, type Pages } from '../pages.ts';
 import { OPERATOR_MESSAGE, priceOffer } from './billing.ts';
 import { SAMPLES } from './try.ts';
@@ -48,5 +50,16 @@ export function homeRoutes(app: FastifyInstance, pages: Pages): void {
       },
       { session: false },
     );
+  });
+
+  // An unknown address: a browser (it asks for HTML) gets the page "Page not found"; a program,
+  // and anything under /api/, the API's JSON error. Other methods fall to the root's handler.
+  app.get('/*', async (request, reply) => {
+    const path = request.url.split('?')[0] ?? '/';
+    if (path.startsWith('/api/') || !(request.headers.accept ?? '').includes('text/html')) {
+      handleError(new DomainError('not_found', `route not found: ${request.method} ${path}`), request, reply);
+      return reply;
+    }
+    return render(request, reply, 'message', { title: 'Not found', heading: 'Page not found', text: 'There is no page at this address.' }, { status: 404, session: false });
   });
 }

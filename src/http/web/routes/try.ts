@@ -6,13 +6,15 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { imageMediaType, vectorize, type ConversionDeps, type VectorizeResponse } from '../../../conversion/vectorize.ts';
+import { imageMediaType, vectorize, type ConversionDeps } from '../../../conversion/vectorize.ts';
 import { PARAM_SPECS, ParamsError, parseParams, type TraceParams } from '../../../engine/params.ts';
 import { DomainError } from '../../../errors.ts';
 import type { AdmitUpload } from '../../api/admission.ts';
+import { vectorizeResponse } from '../../api/responses.ts';
 import { refuseDeclaredOversize, tooLarge, withUploadPace, type UploadPace } from '../../api/upload.ts';
 import { pageErrorOf } from '../errors.ts';
 import { refusalLog, type Pages } from '../pages.ts';
+import { downloadLinks } from './downloads.ts';
 
 export interface TryDeps extends ConversionDeps {
   maxUploadBytes: number;
@@ -167,11 +169,6 @@ function paramRows(values: Record<string, string | boolean | number>) {
   });
 }
 
-function svgFileName(original: string): string {
-  const base = original.replace(/^.*[\\/]/, '').replace(/\.[^.]*$/, '') || 'image';
-  return `${base.replace(/[^\w\-. ]+/g, '_').slice(0, 100)}.svg`;
-}
-
 export function tryRoutes(app: FastifyInstance, pages: Pages, deps: TryDeps): void {
   const { render, requireSignedIn } = pages;
 
@@ -235,21 +232,21 @@ export function tryRoutes(app: FastifyInstance, pages: Pages, deps: TryDeps): vo
         }
         if (!image || (image.bytes.length === 0 && image.filename === '')) throw new DomainError('invalid_input', 'image: choose an image file to convert');
         return { bytes: image.bytes, filename: image.filename, params };
-      });
-      if (wantsJson) return reply.send(result satisfies VectorizeResponse);
+      }, undefined, { keepSource: true });
+      if (wantsJson) return reply.send(vectorizeResponse(result));
       const image = form.image as NonNullable<TryForm['image']>;
       // The preview's type comes from the bytes (the conversion checked them), never from the
       // part's Content-Type, which the client chose.
       const mediaType = imageMediaType(image.bytes);
       return tryPage(request, reply, {
         result: {
-          ...result,
+          ...vectorizeResponse(result),
           svgDataUrl: `data:image/svg+xml;base64,${Buffer.from(result.svg).toString('base64')}`,
           originalDataUrl:
             mediaType && image.bytes.length <= INLINE_ORIGINAL_MAX_BYTES ? `data:${mediaType};base64,${image.bytes.toString('base64')}` : undefined,
-          downloadName: svgFileName(image.filename),
+          downloads: downloadLinks(result.id, image.filename),
         },
-        account: { ...account, credits: result.credits_remaining ?? account.credits },
+        account: { ...account, credits: result.creditsRemaining ?? account.credits },
         params: paramRows(form.fields),
         pictures: pictureRows(form.fields.picture),
       });
