@@ -61,7 +61,12 @@ function watchConversion(page: Page): Promise<void> {
 const seenOf = (page: Page) => page.evaluate(() => (window as unknown as { seen: { progress: boolean; originalFirst: boolean } }).seen);
 
 async function converted(page: Page): Promise<void> {
-  await page.getByText(/^Converted: \d+ nodes/).waitFor({ timeout: 60_000 });
+  await page
+    .getByText(/^Converted: \d+ nodes/)
+    .waitFor({ timeout: 60_000 })
+    .catch(async (error: unknown) => {
+      throw new Error(`not converted; the page says ${JSON.stringify(await page.locator('#convert-status').textContent())}`, { cause: error });
+    });
   await page.waitForFunction(() => ((document.getElementById('preview-svg') as HTMLImageElement | null)?.naturalWidth ?? 0) > 0);
 }
 
@@ -136,6 +141,7 @@ describe('the converter in Chromium: drop, paste, compare, samples', { skip }, (
         assert.deepEqual(await seenOf(page), { progress: true, originalFirst: true });
         assert.equal(await page.locator('#result-credits').textContent(), '109');
         assert.ok(await page.locator('#progress-box').isHidden(), 'the progress bar goes when done');
+        assert.ok(await page.locator('#downloads').getByRole('link', { name: 'Download SVG' }).isVisible(), 'the downloads show');
         // Fitted: the whole picture in view.
         const b = await boxes(page);
         assertSamePlace(b);

@@ -164,7 +164,7 @@ async function convert(): Promise<void> {
       return;
     }
     show(answer);
-    say(`VectorizeResponse: ${answer.node_count} nodes in ${answer.processing_time_ms} ms.`);
+    say(`Converted: ${answer.node_count} nodes in ${answer.processing_time_ms} ms.`);
   } catch {
     say('The service could not be reached. Check your connection and try again.', true);
   } finally {
