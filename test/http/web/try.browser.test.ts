@@ -228,6 +228,11 @@ describe('the converter in Chromium: drop, paste, compare, samples', { skip }, (
 
       it('compares with a slider: the divider moves with the keys and by dragging, and an overlay fades the SVG', async () => {
         await page.getByLabel('Slider').check();
+        // The fitted view fits the new, wider view again: the picture in its middle.
+        const centred = await boxes(page);
+        const [view, picture] = [centred.panes[1] as Box, centred.images[1] as Box];
+        assert.ok(Math.abs(picture.left + picture.width / 2 - (view.left + view.width / 2)) < 1, 'centred across');
+        assert.ok(Math.abs(picture.top + picture.height / 2 - (view.top + view.height / 2)) < 1, 'centred down');
         const slider = page.getByLabel('Divider: original on the left, SVG on the right');
         await slider.fill('50');
         await slider.focus();

@@ -58,8 +58,23 @@ export function createViewer(elements: ViewerElements, onDivider?: (percent: num
   };
   const minScale = () => Math.min(fitScale(), 1) / 2;
 
+  // The pane's last size, and whether the view is still "fitted": a new pane size (another
+  // mode, a turned phone) fits again, or keeps the centre of the view where it was.
+  let last = { w: 0, h: 0 };
+  let fitted = false;
+
   function apply(): void {
     const { w, h } = size(paneOf(null));
+    if (last.w > 0 && (w !== last.w || h !== last.h)) {
+      if (fitted) {
+        last = { w, h };
+        fit();
+        return;
+      }
+      x += (w - last.w) / 2;
+      y += (h - last.h) / 2;
+    }
+    last = { w, h };
     // Keep a corner of the picture in view, whatever the pan.
     x = Math.min(w - KEEP_VISIBLE, Math.max(KEEP_VISIBLE - width * scale, x));
     y = Math.min(h - KEEP_VISIBLE, Math.max(KEEP_VISIBLE - height * scale, y));
@@ -78,6 +93,7 @@ export function createViewer(elements: ViewerElements, onDivider?: (percent: num
     const { w, h } = size(paneOf(null));
     const point = at ?? { x: w / 2, y: h / 2 };
     const clamped = Math.min(MAX_SCALE, Math.max(minScale(), next));
+    fitted = false;
     // The picture's point under `point` stays under it.
     x = point.x - ((point.x - x) * clamped) / scale;
     y = point.y - ((point.y - y) * clamped) / scale;
@@ -91,7 +107,9 @@ export function createViewer(elements: ViewerElements, onDivider?: (percent: num
     scale = fitScale();
     x = (w - width * scale) / 2;
     y = (h - height * scale) / 2;
+    last = { w, h };
     apply();
+    fitted = true;
   }
 
   const local = (pane: HTMLElement, clientX: number, clientY: number) => {
@@ -127,18 +145,20 @@ export function createViewer(elements: ViewerElements, onDivider?: (percent: num
       pane.classList.add('grabbing');
     });
     pane.addEventListener('pointermove', (event) => {
-      const last = pointers.get(event.pointerId);
-      if (!last) return;
+      const previous = pointers.get(event.pointerId);
+      if (!previous) return;
       const moved = { x: event.clientX, y: event.clientY };
       pointers.set(event.pointerId, moved);
       if (pointers.size === 1) {
-        x += moved.x - last.x;
-        y += moved.y - last.y;
+        x += moved.x - previous.x;
+        y += moved.y - previous.y;
+        fitted = false;
         apply();
       } else if (pinch && pointers.size === 2) {
         const now = pinchOf(pane);
         x += now.mid.x - pinch.mid.x;
         y += now.mid.y - pinch.mid.y;
+        fitted = false;
         if (pinch.distance > 0) zoomTo((scale * now.distance) / pinch.distance, now.mid);
         else apply();
         pinch = now;
@@ -153,6 +173,13 @@ export function createViewer(elements: ViewerElements, onDivider?: (percent: num
     pane.addEventListener('pointercancel', release);
   }
 
+  function pan(dx: number, dy: number): void {
+    x += dx;
+    y += dy;
+    fitted = false;
+    apply();
+  }
+
   compare.addEventListener('keydown', (event) => {
     if (width === 0 || event.altKey || event.ctrlKey || event.metaKey) return;
     if (!(event.target instanceof Element) || !event.target.closest('.pane')) return;
@@ -163,10 +190,10 @@ export function createViewer(elements: ViewerElements, onDivider?: (percent: num
       _: () => zoomTo(scale / KEY_STEP),
       '0': fit,
       '1': () => zoomTo(1),
-      ArrowLeft: () => ((x += PAN_STEP), apply()),
-      ArrowRight: () => ((x -= PAN_STEP), apply()),
-      ArrowUp: () => ((y += PAN_STEP), apply()),
-      ArrowDown: () => ((y -= PAN_STEP), apply()),
+      ArrowLeft: () => pan(PAN_STEP, 0),
+      ArrowRight: () => pan(-PAN_STEP, 0),
+      ArrowUp: () => pan(0, PAN_STEP),
+      ArrowDown: () => pan(0, -PAN_STEP),
     };
     const action = actions[event.key];
     if (!action) return;
