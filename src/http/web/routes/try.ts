@@ -1,7 +1,8 @@
 // The converter page: the same conversion use case as POST /api/v1/vectorize, for the
 // logged-in account (credits, burst, concurrency and daily quota alike). The browser script
-// posts the form with fetch and asks for JSON to draw the preview; without it, the form posts
-// as usual and the answer is the page with the result.
+// posts the form with XMLHttpRequest (for its upload progress) and asks for JSON to draw the
+// preview; without it, the form posts as usual and the answer is the page with the result.
+// Pictures chosen on the home page and its samples arrive here too (client/handoff.ts, SAMPLES).
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
