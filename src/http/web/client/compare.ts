@@ -92,7 +92,9 @@ export function createViewer(elements: ViewerElements, onDivider?: (percent: num
     if (width === 0) return;
     const { w, h } = size(paneOf(null));
     const point = at ?? { x: w / 2, y: h / 2 };
-    const clamped = Math.min(MAX_SCALE, Math.max(minScale(), next));
+    // 800 % always; up to 1600 % while the drawn image stays under ~40 000 px a side.
+    const maxScale = Math.max(8, Math.min(MAX_SCALE, 40_000 / Math.max(width, height)));
+    const clamped = Math.min(maxScale, Math.max(minScale(), next));
     fitted = false;
     // The picture's point under `point` stays under it.
     x = point.x - ((point.x - x) * clamped) / scale;
