@@ -5,7 +5,7 @@
 // beside this module: `npm run build` compiles the scripts to JavaScript, which esbuild bundles
 // alike, and copies public/ and views/ there, so dist/ needs nothing from src/.
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,7 +14,7 @@ import { build, stop } from 'esbuild';
 export const PUBLIC_DIR = fileURLToPath(new URL('./public/', import.meta.url));
 const CLIENT_DIR = fileURLToPath(new URL('./client/', import.meta.url));
 const EXTENSION = import.meta.url.endsWith('.js') ? 'js' : 'ts';
-const ENTRY_POINTS = [`try.${EXTENSION}`, `keys.${EXTENSION}`];
+const ENTRY_POINTS = [`try.${EXTENSION}`, `keys.${EXTENSION}`, `home.${EXTENSION}`];
 
 export interface WebAssets {
   /** Folders @fastify/static serves under /static/. */
@@ -43,7 +43,9 @@ export function buildWebAssets(): Promise<WebAssets> {
     await stop();
     const hash = createHash('sha256');
     for (const dir of [PUBLIC_DIR, outdir]) {
-      for (const name of readdirSync(dir).sort()) hash.update(name).update(readFileSync(join(dir, name)));
+      // public/ has a folder (samples/): files at every depth.
+      const names = (readdirSync(dir, { recursive: true }) as string[]).filter((name) => statSync(join(dir, name)).isFile()).sort();
+      for (const name of names) hash.update(name).update(readFileSync(join(dir, name)));
     }
     return { roots: [PUBLIC_DIR, outdir], version: hash.digest('hex').slice(0, 12) };
   })();

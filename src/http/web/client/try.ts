@@ -1,9 +1,13 @@
-// The converter page: sends the form with fetch (the CSRF token as a header), then shows the
-// original and the SVG side by side at one zoom, and links the result's downloads in every
-// format (downloads.ts). Without this script the form still posts and the page answers with the result.
-
+// The converter page. A picture dropped or pasted anywhere on the page, or picked, converts at
+// once: the original shows while it uploads (a progress bar with the bytes sent) and traces (the
+// bar without a value), then the SVG beside it, over it with a slider, or over it faded, at one
+// zoom and place (compare.ts). The form posts with XMLHttpRequest for its upload progress, the
+// CSRF token as a header. Without this script the form still posts and the page answers with
+// the result.
 import type { VectorizeResponse } from '../../api/responses.ts';
+import { createViewer, type ViewMode } from './compare.ts';
 import { showDownloads } from './downloads.ts';
+import { acceptImagesAnywhere, takePending } from './handoff.ts';
 
 const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T | null;
 
@@ -15,16 +19,32 @@ const submit = byId<HTMLButtonElement>('convert');
 const result = byId<HTMLElement>('result');
 const original = byId<HTMLImageElement>('preview-original');
 const vector = byId<HTMLImageElement>('preview-svg');
-const zoom = byId<HTMLInputElement>('zoom');
-const zoomValue = byId<HTMLOutputElement>('zoom-value');
-const zoomControls = byId<HTMLElement>('zoom-controls');
+const controls = byId<HTMLElement>('zoom-controls');
+const progressBox = byId<HTMLElement>('progress-box');
+const progress = byId<HTMLProgressElement>('progress');
+const progressLabel = byId<HTMLElement>('progress-label');
+const slider = byId<HTMLInputElement>('slider');
+const opacity = byId<HTMLInputElement>('opacity');
+const compare = byId<HTMLElement>('compare');
 const paneOriginal = byId<HTMLElement>('pane-original');
 const paneSvg = byId<HTMLElement>('pane-svg');
+const divider = byId<HTMLElement>('divider');
+const sampleInput = form?.querySelector<HTMLInputElement>('input[name=sample]') ?? null;
 
 let svgUrl: string | undefined;
 let originalUrl: string | undefined;
 let fileName = 'image';
-let natural = { width: 0, height: 0 };
+let busy = false;
+
+const viewer =
+  compare && paneOriginal && paneSvg && original && vector && divider
+    ? createViewer(
+        { compare, panes: [paneOriginal, paneSvg], images: [original, vector], topPane: paneSvg, divider, zoomValue: byId('zoom-value') },
+        (percent) => {
+          if (slider) slider.value = String(percent);
+        },
+      )
+    : undefined;
 
 function say(text: string, isError = false): void {
   if (!status) return;
@@ -32,62 +52,89 @@ function say(text: string, isError = false): void {
   status.classList.toggle('error', isError);
 }
 
-/** Both previews at the same scale: `percent` of the original's pixel size. */
-function applyZoom(percent: number): void {
-  const value = Math.min(800, Math.max(25, Math.round(percent / 25) * 25));
-  if (zoom) {
-    zoom.value = String(value);
-    zoom.setAttribute('aria-valuetext', `${value} %`);
-  }
-  if (zoomValue) zoomValue.textContent = `${value} %`;
-  for (const image of [original, vector]) {
-    if (!image || natural.width === 0) continue;
-    image.style.width = `${(natural.width * value) / 100}px`;
-    image.style.height = `${(natural.height * value) / 100}px`;
+function setProgress(state: 'hidden' | 'upload' | 'tracing', percent = 0): void {
+  if (!progressBox || !progress || !progressLabel) return;
+  progressBox.hidden = state === 'hidden';
+  if (state === 'upload') {
+    progress.value = percent;
+    progressLabel.textContent = `Uploading: ${Math.round(percent)} %`;
+  } else if (state === 'tracing') {
+    // No value: the bar shows work going on, of unknown length.
+    progress.removeAttribute('value');
+    progressLabel.textContent = 'Tracing the picture…';
   }
 }
 
-/** Scrolling one pane scrolls the other to the same place. */
-function linkScrolling(from: HTMLElement | null, to: HTMLElement | null): void {
-  from?.addEventListener('scroll', () => {
-    if (!to) return;
-    to.scrollLeft = from.scrollLeft;
-    to.scrollTop = from.scrollTop;
-  });
+function text(id: string, value: string): void {
+  const element = byId<HTMLElement>(id);
+  if (element) element.textContent = value;
 }
 
-function fitZoom(): number {
-  const pane = paneSvg?.clientWidth ?? 300;
-  return natural.width > 0 ? Math.max(25, Math.min(100, Math.floor(((pane - 4) / natural.width) * 100 / 25) * 25)) : 100;
+/** The original shows, fitted, as soon as it is chosen; the SVG's view waits for the result. */
+function showOriginal(file: File): void {
+  if (originalUrl) URL.revokeObjectURL(originalUrl);
+  originalUrl = URL.createObjectURL(file);
+  if (!original || !vector || !result) return;
+  vector.hidden = true;
+  vector.removeAttribute('src');
+  for (const id of ['result-nodes', 'result-time', 'result-credits', 'result-size']) text(id, '…');
+  const wasHidden = result.hidden;
+  result.hidden = false;
+  // The form is long: bring the views into sight as the picture arrives.
+  if (wasHidden || result.getBoundingClientRect().top > window.innerHeight) result.scrollIntoView({ block: 'start' });
+  original.onload = () => {
+    if (controls) controls.hidden = false;
+    viewer?.show(original.naturalWidth, original.naturalHeight);
+  };
+  original.src = originalUrl;
 }
 
 function show(converted: VectorizeResponse): void {
-  natural = { width: converted.width, height: converted.height };
   if (svgUrl) URL.revokeObjectURL(svgUrl);
   svgUrl = URL.createObjectURL(new Blob([converted.svg], { type: 'image/svg+xml' }));
-  if (vector) vector.src = svgUrl;
-  if (original && originalUrl) original.src = originalUrl;
-  const text = (id: string, value: string) => {
-    const element = byId<HTMLElement>(id);
-    if (element) element.textContent = value;
-  };
+  if (vector) {
+    vector.src = svgUrl;
+    vector.hidden = false;
+  }
   text('result-nodes', String(converted.node_count));
   text('result-time', `${converted.processing_time_ms} ms`);
   text('result-credits', converted.credits_remaining === null ? 'unmetered' : String(converted.credits_remaining));
   text('result-size', `${converted.width} × ${converted.height} px`);
   if (converted.credits_remaining !== null) text('credits-now', String(converted.credits_remaining));
   if (result) result.hidden = false;
-  if (zoomControls) zoomControls.hidden = false;
+  if (controls) controls.hidden = false;
+  // The original's view is kept (it may be zoomed already); only a new size refits.
+  if (original && (original.naturalWidth !== converted.width || original.naturalHeight !== converted.height)) viewer?.show(converted.width, converted.height);
   showDownloads(converted, fileName);
-  applyZoom(fitZoom());
 }
 
-async function convert(event: SubmitEvent): Promise<void> {
-  event.preventDefault();
-  if (!form || !fileInput) return;
+function post(body: FormData, token: string): Promise<{ status: number; answer: VectorizeResponse | { error: string } }> {
+  return new Promise((resolve, reject) => {
+    const request = new XMLHttpRequest();
+    request.open('POST', form?.action ?? '/try');
+    request.setRequestHeader('accept', 'application/json');
+    request.setRequestHeader('x-csrf-token', token);
+    request.responseType = 'json';
+    request.upload.addEventListener('progress', (event) => {
+      if (event.lengthComputable && event.total > 0) setProgress('upload', (event.loaded / event.total) * 100);
+    });
+    request.upload.addEventListener('load', () => setProgress('tracing'));
+    request.addEventListener('load', () => {
+      const answer = request.response as VectorizeResponse | { error: string } | null;
+      resolve({ status: request.status, answer: answer ?? { error: `The conversion failed (${request.status}).` } });
+    });
+    request.addEventListener('error', () => reject(new Error('network')));
+    request.addEventListener('abort', () => reject(new Error('aborted')));
+    request.send(body);
+  });
+}
+
+/** Converts the form's file (or its sample) with the form's settings. */
+async function convert(): Promise<void> {
+  if (!form || !fileInput || busy) return;
   const file = fileInput.files?.[0];
   if (!file) {
-    say('Choose an image file to convert.', true);
+    say('Choose an image file to convert, or drop or paste one on this page.', true);
     fileInput.focus();
     return;
   }
@@ -97,19 +144,23 @@ async function convert(event: SubmitEvent): Promise<void> {
     fileInput.focus();
     return;
   }
-  if (originalUrl) URL.revokeObjectURL(originalUrl);
-  originalUrl = URL.createObjectURL(file);
   fileName = file.name;
+  if (!originalUrl || original?.dataset.file !== fileKey(file)) {
+    showOriginal(file);
+    if (original) original.dataset.file = fileKey(file);
+  }
   const body = new FormData(form);
   const token = String(body.get('_csrf') ?? '');
   body.delete('_csrf');
+  body.delete('sample');
+  busy = true;
   if (submit) submit.disabled = true;
-  say('Converting…');
+  say(`Converting ${file.name}…`);
+  setProgress('upload', 0);
   try {
-    const response = await fetch(form.action, { method: 'POST', body, headers: { accept: 'application/json', 'x-csrf-token': token } });
-    const answer = (await response.json()) as VectorizeResponse | { error: string };
-    if (!response.ok || 'error' in answer) {
-      say('error' in answer ? answer.error : `The conversion failed (${response.status}).`, true);
+    const { status: code, answer } = await post(body, token);
+    if (code !== 200 || 'error' in answer) {
+      say('error' in answer ? answer.error : `The conversion failed (${code}).`, true);
       return;
     }
     show(answer);
@@ -117,39 +168,80 @@ async function convert(event: SubmitEvent): Promise<void> {
   } catch {
     say('The service could not be reached. Check your connection and try again.', true);
   } finally {
+    busy = false;
+    setProgress('hidden');
     if (submit) submit.disabled = false;
   }
 }
 
-form?.addEventListener('submit', (event) => void convert(event));
+const fileKey = (file: File) => `${file.name}:${file.size}:${file.lastModified}`;
 
-dropZone?.addEventListener('dragover', (event) => {
+/** A picture from a drop, a paste, the home page or a sample: into the form, and converted. */
+function take(file: File): void {
+  if (!fileInput) return;
+  if (busy) {
+    say('A conversion is running: wait for it to finish, then drop or paste again.', true);
+    return;
+  }
+  const transfer = new DataTransfer();
+  transfer.items.add(file);
+  fileInput.files = transfer.files;
+  sampleInput?.remove();
+  void convert();
+}
+
+form?.addEventListener('submit', (event) => {
   event.preventDefault();
-  dropZone.classList.add('dragging');
+  void convert();
 });
-dropZone?.addEventListener('dragleave', () => dropZone.classList.remove('dragging'));
-dropZone?.addEventListener('drop', (event) => {
-  event.preventDefault();
-  dropZone.classList.remove('dragging');
-  const files = event.dataTransfer?.files;
-  if (fileInput && files && files.length > 0) {
-    fileInput.files = files;
-    say(`Ready to convert ${files[0]?.name ?? 'the image'}.`);
+fileInput?.addEventListener('change', () => {
+  if (fileInput.files?.length) {
+    sampleInput?.remove();
+    void convert();
   }
 });
+acceptImagesAnywhere(take, (dragging) => dropZone?.classList.toggle('dragging', dragging));
+const hint = byId<HTMLElement>('image-hint');
+if (hint) hint.textContent = 'Choose a file, drop it anywhere on this page, or paste it (Ctrl+V): it converts at once. PNG, JPEG or WebP, up to 10 MB.';
+if (fileInput) fileInput.required = false;
 
-zoom?.addEventListener('input', () => applyZoom(Number(zoom.value)));
-byId<HTMLButtonElement>('zoom-in')?.addEventListener('click', () => applyZoom(Number(zoom?.value ?? 100) * 2));
-byId<HTMLButtonElement>('zoom-out')?.addEventListener('click', () => applyZoom(Number(zoom?.value ?? 100) / 2));
-byId<HTMLButtonElement>('zoom-fit')?.addEventListener('click', () => applyZoom(100));
-linkScrolling(paneOriginal, paneSvg);
-linkScrolling(paneSvg, paneOriginal);
+// The comparison's controls.
+byId<HTMLButtonElement>('zoom-in')?.addEventListener('click', () => viewer?.zoomBy(2));
+byId<HTMLButtonElement>('zoom-out')?.addEventListener('click', () => viewer?.zoomBy(0.5));
+byId<HTMLButtonElement>('zoom-fit')?.addEventListener('click', () => viewer?.fit());
+byId<HTMLButtonElement>('zoom-actual')?.addEventListener('click', () => viewer?.zoomTo(1));
+const modeInputs = [...document.querySelectorAll<HTMLInputElement>('input[name=view-mode]')];
+function setMode(mode: ViewMode): void {
+  viewer?.setMode(mode);
+  viewer?.setOpacity(Number(opacity?.value ?? 100));
+  byId<HTMLElement>('slider-field')?.toggleAttribute('hidden', mode !== 'slider');
+  byId<HTMLElement>('opacity-field')?.toggleAttribute('hidden', mode !== 'overlay');
+  for (const input of modeInputs) input.checked = input.value === mode;
+}
+for (const input of modeInputs) input.addEventListener('change', () => input.checked && setMode(input.value as ViewMode));
+slider?.addEventListener('input', () => viewer?.setDivider(Number(slider.value)));
+opacity?.addEventListener('input', () => viewer?.setOpacity(Number(opacity.value)));
+// On a phone the two views side by side would be tiny: one view with a slider compares better.
+setMode(window.matchMedia('(max-width: 40rem)').matches ? 'slider' : 'side');
 
-// A result the server rendered (the form was posted without this script): wire up its zoom.
+// A result the server rendered (the form was posted without this script): wire up its view.
 if (vector?.getAttribute('src') && result && !result.hidden) {
-  vector.addEventListener('load', () => {
-    natural = { width: vector.naturalWidth, height: vector.naturalHeight };
-    if (zoomControls) zoomControls.hidden = false;
-    applyZoom(fitZoom());
-  });
+  const ready = () => {
+    if (controls) controls.hidden = false;
+    viewer?.show(vector.naturalWidth, vector.naturalHeight);
+  };
+  if (vector.complete && vector.naturalWidth > 0) ready();
+  else vector.addEventListener('load', ready);
+} else {
+  // A picture kept on the home page (or before logging in), or a sample: converted at once.
+  void (async () => {
+    const pending = await takePending();
+    if (pending) return take(pending);
+    const sampleUrl = sampleInput?.dataset.url;
+    if (!sampleUrl) return;
+    const response = await fetch(sampleUrl);
+    if (!response.ok) return say('The sample could not be loaded. Choose an image of your own.', true);
+    const blob = await response.blob();
+    take(new File([blob], sampleUrl.replace(/^.*\//, ''), { type: blob.type }));
+  })();
 }

@@ -7,6 +7,16 @@ import { DomainError } from '../../../errors.ts';
 import { handleError } from '../../api/errors.ts';
 import { planLabel, type Pages } from '../pages.ts';
 import { OPERATOR_MESSAGE, priceOffer } from './billing.ts';
+import { SAMPLES } from './try.ts';
+
+/** The sample gallery: each picture, its pre-rendered SVG (scripts/samples.ts) and its kind. */
+const SAMPLE_CARDS = Object.entries(SAMPLES).map(([name, s]) => ({
+  name,
+  label: s.label,
+  type: s.file.replace(/^.*\./, '').toUpperCase(),
+  before: `/static/samples/${s.file}`,
+  after: `/static/samples/${s.file.replace(/\.[^.]+$/, '.svg')}`,
+}));
 
 export function homeRoutes(app: FastifyInstance, pages: Pages): void {
   const { render, deps } = pages;
@@ -25,6 +35,8 @@ export function homeRoutes(app: FastifyInstance, pages: Pages): void {
       'home',
       {
         title: 'Raster to SVG',
+        script: 'home.js',
+        samples: SAMPLE_CARDS,
         plans: plans.map((plan) => ({ ...plan, label: planLabel(plan.name), price: planPrice(plan.name) })),
         // The pricing section's offers (home.eta includes pricing.eta).
         pricing: {
