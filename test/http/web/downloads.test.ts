@@ -136,6 +136,9 @@ describe('/try/results/:id/download', () => {
     form.append('image', new Blob([new Uint8Array(LOGO)], { type: 'image/png' }), 'plain.png');
     const page = await owner.postMultipart('/try', form);
     assert.equal(page.status, 200);
+    // The self-check's fidelity is among the result's facts.
+    const shown = Number(/id="result-fidelity"[^>]*>([\d.]+)</.exec(page.text)?.[1]);
+    assert.ok(shown > 0.5 && shown <= 1, String(shown));
     const block = /<div id="downloads"[^>]*>([\s\S]*?)<\/div>/.exec(page.text)?.[1] ?? '';
     const links = [...block.matchAll(/<a href="\/try\/results\/(vec_\w+)\/download\?format=(\w+)" download="([^"]+)">Download (\w+)<\/a>/g)];
     assert.deepEqual(

@@ -140,6 +140,8 @@ describe('the converter in Chromium: drop, paste, compare, samples', { skip }, (
         await converted(page);
         assert.deepEqual(await seenOf(page), { progress: true, originalFirst: true });
         assert.equal(await page.locator('#result-credits').textContent(), '109');
+        const fidelity = Number(await page.locator('#result-fidelity').textContent());
+        assert.ok(fidelity > 0.5 && fidelity <= 1, `fidelity shown: ${fidelity}`);
         assert.ok(await page.locator('#progress-box').isHidden(), 'the progress bar goes when done');
         assert.ok(await page.locator('#downloads').getByRole('link', { name: 'Download SVG' }).isVisible(), 'the downloads show');
         // Fitted: the whole picture in view.

@@ -77,7 +77,7 @@ function showOriginal(file: File): void {
   if (!original || !vector || !result) return;
   vector.hidden = true;
   vector.removeAttribute('src');
-  for (const id of ['result-nodes', 'result-time', 'result-credits', 'result-size']) text(id, '…');
+  for (const id of ['result-nodes', 'result-fidelity', 'result-time', 'result-credits', 'result-size']) text(id, '…');
   const wasHidden = result.hidden;
   result.hidden = false;
   // The form is long: bring the views into sight as the picture arrives.
@@ -97,6 +97,7 @@ function show(converted: VectorizeResponse): void {
     vector.hidden = false;
   }
   text('result-nodes', String(converted.node_count));
+  text('result-fidelity', converted.fidelity.toFixed(2));
   text('result-time', `${converted.processing_time_ms} ms`);
   text('result-credits', converted.credits_remaining === null ? 'unmetered' : String(converted.credits_remaining));
   text('result-size', `${converted.width} × ${converted.height} px`);
