@@ -6,6 +6,7 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Account } from '../../accounts/accounts.ts';
 import type { PasswordWork } from '../../accounts/passwords.ts';
+import type { MemberSpec } from '../../engine/params.ts';
 import { DomainError } from '../../errors.ts';
 import type { Limits } from '../../limits/limits.ts';
 import type { Mail, Mailer } from '../../mail/mailer.ts';
@@ -49,6 +50,18 @@ export function mailTo(deps: Pick<PageDeps, 'mailer' | 'log'>, mail: Mail): void
 /** A query parameter as a string; a repeated one (`?token=a&token=b`) or none is undefined. */
 export function queryText(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
+}
+
+/**
+ * A parameter typed into a form field or a query, as the API's `params` JSON would carry it:
+ * a number where it reads as one, a palette split at commas. What does not read as its kind is
+ * passed on as typed, for parseParams to refuse with its own message. `raw` is trimmed, not empty.
+ */
+export function paramFromText(spec: MemberSpec, raw: string): unknown {
+  if (spec.kind === 'integer') return /^-?\d+$/.test(raw) ? Number(raw) : raw;
+  if (spec.kind === 'number') return /^\d+(\.\d+)?$/.test(raw) ? Number(raw) : raw;
+  if (spec.kind === 'colours') return raw.split(/[\s,;]+/).filter(Boolean);
+  return raw;
 }
 
 /**

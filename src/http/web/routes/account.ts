@@ -9,7 +9,7 @@ import { TEST_KEY_LIMITS } from '../../../limits/test-keys.ts';
 import { listPrices, priceText } from '../../../payments/prices.ts';
 import { conversionsChart } from '../chart.ts';
 import { fidelityText, formatBytes, formatTime, formFields, planLabel, type Pages } from '../pages.ts';
-import { downloadLinks } from './downloads.ts';
+import { downloadLinks } from '../download-links.ts';
 
 const CHART_DAYS = 30;
 

@@ -6,28 +6,11 @@ import type { FastifyInstance } from 'fastify';
 import { downloadResult, OUTPUT_OPTIONS, type DownloadDeps, type OutputOptions } from '../../../conversion/downloads.ts';
 import { PARAM_SPECS } from '../../../engine/params.ts';
 import { FILE_FORMATS, type FileFormat } from '../../../engine/write/index.ts';
+import { downloadFileName } from '../download-links.ts';
 import { DomainError } from '../../../errors.ts';
 import { REPRESENTATIONS } from '../../api/negotiate.ts';
 import { pageErrorOf } from '../errors.ts';
-import { hidden, queryText, refusalLog, type Pages } from '../pages.ts';
-
-const FORMAT_NAMES: Record<FileFormat, string> = { svg: 'SVG', pdf: 'PDF', eps: 'EPS', dxf: 'DXF', png: 'PNG' };
-
-/** The links of a result's downloads, one per format, in the order the page shows them. */
-export function downloadLinks(id: string, originalName: string): { format: FileFormat; label: string; href: string; fileName: string }[] {
-  return FILE_FORMATS.map((format) => ({
-    format,
-    label: FORMAT_NAMES[format],
-    fileName: downloadFileName(originalName, format),
-    href: `/try/results/${encodeURIComponent(id)}/download?format=${format}`,
-  }));
-}
-
-/** `My logo.png` → `My logo.pdf`; anything but letters, digits, `-`, `_`, `.` and spaces becomes `_`. */
-export function downloadFileName(original: string, format: FileFormat): string {
-  const base = original.replace(/^.*[\\/]/, '').replace(/\.[^.]*$/, '').replace(/[^\w\-. ]+/g, '_').replace(/^[.\s]+/, '').slice(0, 100);
-  return `${base || 'image'}.${format}`;
-}
+import { hidden, paramFromText, queryText, refusalLog, type Pages } from '../pages.ts';
 
 function mediaTypeOf(format: FileFormat): string {
   return REPRESENTATIONS.find((r) => r.negotiated.kind === 'file' && r.negotiated.format === format)?.mediaType ?? 'application/octet-stream';
@@ -41,10 +24,7 @@ function outputOptions(query: Record<string, unknown>): OutputOptions {
     if (raw === undefined || raw === '') continue;
     const spec = PARAM_SPECS[name];
     if (spec.kind === 'boolean') options[name] = raw === 'true' || raw === 'on' ? true : raw === 'false' || raw === 'off' ? false : raw;
-    else if (spec.kind === 'integer') options[name] = /^\d+$/.test(raw) ? Number(raw) : raw;
-    else if (spec.kind === 'number') options[name] = /^\d+(\.\d+)?$/.test(raw) ? Number(raw) : raw;
-    else if (spec.kind === 'colours') options[name] = raw.split(/[\s,;]+/).filter(Boolean);
-    else options[name] = raw;
+    else options[name] = paramFromText(spec, raw);
   }
   return options as OutputOptions;
 }

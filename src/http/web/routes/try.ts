@@ -14,8 +14,8 @@ import type { AdmitUpload } from '../../api/admission.ts';
 import { vectorizeResponse } from '../../api/responses.ts';
 import { refuseDeclaredOversize, tooLarge, withUploadPace, type UploadPace } from '../../api/upload.ts';
 import { pageErrorOf } from '../errors.ts';
-import { refusalLog, type Pages } from '../pages.ts';
-import { downloadLinks } from './downloads.ts';
+import { paramFromText, refusalLog, type Pages } from '../pages.ts';
+import { downloadLinks } from '../download-links.ts';
 
 export interface TryDeps extends ConversionDeps {
   maxUploadBytes: number;
@@ -141,10 +141,7 @@ function paramsFromForm(fields: Record<string, string>): TraceParams {
     let value: unknown;
     if (spec.kind === 'boolean') value = raw === 'true' || raw === 'on';
     else if (raw === '') continue;
-    else if (spec.kind === 'integer') value = /^-?\d+$/.test(raw) ? Number(raw) : raw;
-    else if (spec.kind === 'number') value = /^\d+(\.\d+)?$/.test(raw) ? Number(raw) : raw;
-    else if (spec.kind === 'colours') value = raw.split(/[\s,;]+/).filter(Boolean);
-    else value = raw;
+    else value = paramFromText(spec, raw);
     if ('default' in spec && value === spec.default) continue;
     params[name] = value;
   }
