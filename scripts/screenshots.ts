@@ -9,13 +9,12 @@ import sharp from 'sharp';
 import type { Page } from 'playwright-core';
 import { findAccountByEmail } from '../src/accounts/accounts.ts';
 import { changeAccount, grantCredits } from '../src/accounts/admin.ts';
-import { launchBrowser, VIEWPORTS } from '../test/helpers/browser.ts';
+import { launchBrowser, NAME_SHIM, VIEWPORTS } from '../test/helpers/browser.ts';
 import { corpusFile } from '../test/helpers/http.ts';
 import { liftFreeLimits, startTestService } from '../test/helpers/service.ts';
 import { createSqliteDatabase } from '../test/helpers/stores.ts';
 
 const OUT = fileURLToPath(new URL('../docs/pages/', import.meta.url));
-const NAME_SHIM = 'globalThis.__name = (fn) => fn;';
 const PICTURE = corpusFile('logo/flat_shapes_transparency_300.png').toString('base64');
 
 async function save(page: Page, name: string, width: number, clip?: string): Promise<void> {

@@ -37,6 +37,12 @@ export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: FLAGS, timeout: 30_000 });
 }
 
+/**
+ * An init script for every page: tsx compiles with esbuild's keepNames, whose `__name` helper the
+ * functions passed to page.evaluate call inside the page, where it does not exist.
+ */
+export const NAME_SHIM = 'globalThis.__name = (fn) => fn;';
+
 export const VIEWPORTS = [
   { name: 'desktop', width: 1280, height: 900 },
   { name: 'phone', width: 375, height: 740 },

@@ -8,7 +8,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { findAccountByEmail } from '../../../src/accounts/accounts.ts';
 import { changeAccount } from '../../../src/accounts/admin.ts';
 import { seriousViolations } from '../../helpers/axe.ts';
-import { chromiumSkip, launchBrowser, VIEWPORTS } from '../../helpers/browser.ts';
+import { chromiumSkip, launchBrowser, NAME_SHIM, VIEWPORTS } from '../../helpers/browser.ts';
 import { CORPUS } from '../../helpers/http.ts';
 import { startTestService, type TestService } from '../../helpers/service.ts';
 import { createSqliteDatabase } from '../../helpers/stores.ts';
@@ -16,8 +16,6 @@ import { createSqliteDatabase } from '../../helpers/stores.ts';
 const skip = chromiumSkip();
 const PASSWORD = 'accessible pages 2026';
 const IMAGE = `${CORPUS}/logo/flat_shapes_transparency_300.png`;
-// tsx compiles with esbuild's keepNames, whose __name helper page.evaluate's functions call.
-const NAME_SHIM = 'globalThis.__name = (fn) => fn;';
 
 /** Words (and numbers) in table cells laid out on more than one line. Runs in the page. */
 function brokenWordsInTables(): string[] {

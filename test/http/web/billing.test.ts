@@ -9,14 +9,13 @@ import type { Browser } from 'playwright-core';
 import { findAccountByEmail, createAccount } from '../../../src/accounts/accounts.ts';
 import { hashPassword } from '../../../src/accounts/passwords.ts';
 import { auditPage } from '../../helpers/a11y.ts';
-import { chromiumSkip, launchBrowser, SCREENSHOTS, VIEWPORTS } from '../../helpers/browser.ts';
+import { chromiumSkip, launchBrowser, NAME_SHIM, SCREENSHOTS, VIEWPORTS } from '../../helpers/browser.ts';
 import { startTestService, type TestService } from '../../helpers/service.ts';
 import { charge, deliver, paidCheckoutSession, startStripeStub, stripeEnv, stripeEvent, type StripeStub } from '../../helpers/stripe.ts';
 import { createSqliteDatabase } from '../../helpers/stores.ts';
 
 const skip = chromiumSkip();
 const PASSWORD = 'correct horse battery';
-const NAME_SHIM = 'globalThis.__name = (fn) => fn;';
 
 describe('pricing and billing in Chromium', { skip }, () => {
   let browser: Browser;

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { auditPage } from '../../helpers/a11y.ts';
-import { chromiumSkip, launchBrowser, SCREENSHOTS, VIEWPORTS } from '../../helpers/browser.ts';
+import { chromiumSkip, launchBrowser, NAME_SHIM, SCREENSHOTS, VIEWPORTS } from '../../helpers/browser.ts';
 import { CORPUS, corpusFile, postVectorize } from '../../helpers/http.ts';
 import { freePort } from '../../helpers/process.ts';
 import { smtpMailbox, startTestService, type TestService } from '../../helpers/service.ts';
@@ -16,8 +16,6 @@ import { createSqliteDatabase } from '../../helpers/stores.ts';
 
 const skip = chromiumSkip();
 const IMAGE = 'logo/flat_shapes_transparency_300.png';
-// tsx compiles with esbuild's keepNames, whose __name helper page.evaluate's functions call.
-const NAME_SHIM = 'globalThis.__name = (fn) => fn;';
 
 describe('verification and account settings in Chromium', { skip }, () => {
   let browser: Browser;

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Download, Page } from 'playwright-core';
 import sharp from 'sharp';
-import { chromiumSkip, launchBrowser, SCREENSHOTS, VIEWPORTS } from '../../helpers/browser.ts';
+import { chromiumSkip, launchBrowser, NAME_SHIM, SCREENSHOTS, VIEWPORTS } from '../../helpers/browser.ts';
 import { CORPUS } from '../../helpers/http.ts';
 import { renderPdf } from '../../helpers/renderers.ts';
 import { startTestService, type TestService } from '../../helpers/service.ts';
@@ -18,7 +18,6 @@ import { createSqliteDatabase } from '../../helpers/stores.ts';
 const skip = chromiumSkip();
 const IMAGE = 'logo/flat_shapes_transparency_300.png';
 const BASE = 'flat_shapes_transparency_300';
-const NAME_SHIM = 'globalThis.__name = (fn) => fn;';
 const FORMATS = ['SVG', 'PDF', 'EPS', 'DXF', 'PNG'] as const;
 
 /** Why the PDF cannot be opened here (no pdftoppm), or false; CI (REQUIRE_RENDERERS=1) requires it. */

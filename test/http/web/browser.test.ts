@@ -10,7 +10,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { createAccount, findAccountByEmail } from '../../../src/accounts/accounts.ts';
 import { changeAccount } from '../../../src/accounts/admin.ts';
 import { auditPage, focusRing } from '../../helpers/a11y.ts';
-import { chromiumSkip, launchBrowser, SCREENSHOTS, VIEWPORTS } from '../../helpers/browser.ts';
+import { chromiumSkip, launchBrowser, NAME_SHIM, SCREENSHOTS, VIEWPORTS } from '../../helpers/browser.ts';
 import { CORPUS, corpusFile, getResult, postVectorize } from '../../helpers/http.ts';
 import { freePort } from '../../helpers/process.ts';
 import { smtpMailbox, startTestService, type TestService } from '../../helpers/service.ts';
@@ -19,9 +19,6 @@ import { createSqliteDatabase } from '../../helpers/stores.ts';
 
 const skip = chromiumSkip();
 const IMAGE = 'logo/flat_shapes_transparency_300.png';
-// tsx compiles the test with esbuild's keepNames, whose __name helper the functions handed to
-// page.evaluate then call inside the page.
-const NAME_SHIM = 'globalThis.__name = (fn) => fn;';
 const DOCS_SCREENSHOT = fileURLToPath(new URL('../../../docs/dashboard.png', import.meta.url));
 
 describe('the web application in Chromium', { skip }, () => {

@@ -10,13 +10,12 @@ import { findAccountByEmail } from '../../../src/accounts/accounts.ts';
 import { grantCredits } from '../../../src/accounts/admin.ts';
 import { auditPage } from '../../helpers/a11y.ts';
 import { seriousViolations } from '../../helpers/axe.ts';
-import { chromiumSkip, launchBrowser, VIEWPORTS } from '../../helpers/browser.ts';
+import { chromiumSkip, launchBrowser, NAME_SHIM, VIEWPORTS } from '../../helpers/browser.ts';
 import { corpusFile } from '../../helpers/http.ts';
 import { liftFreeLimits, startTestService, type TestService } from '../../helpers/service.ts';
 import { createSqliteDatabase } from '../../helpers/stores.ts';
 
 const skip = chromiumSkip();
-const NAME_SHIM = 'globalThis.__name = (fn) => fn;';
 const IMAGE = corpusFile('logo/flat_shapes_transparency_300.png').toString('base64');
 
 interface Box {
