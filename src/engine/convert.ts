@@ -15,9 +15,9 @@ import { writeFile } from './write/index.ts';
 import { cutOutImage } from './write/cutouts.ts';
 import { withWatermark } from './write/watermark.ts';
 import { restoreOpacity } from './paint/opacity.ts';
-import { buildTracerConfig, decimalPlaces, resolveCurveMode, runTracer, type ResolvedCurveMode } from './trace/vtracer.ts';
+import { binariseAlpha, buildTracerConfig, decimalPlaces, plainTracerConfig, resolveCurveMode, runTracer, type ResolvedCurveMode } from './trace/vtracer.ts';
 import { checkSvg, type CheckReference, type CheckReport } from './check/check.ts';
-import { retracePlans, type TracePlan } from './check/retrace.ts';
+import { plainPlan, retracePlans, type TracePlan } from './check/retrace.ts';
 import { EngineError, type TraceRequest, type TraceResult } from './types.ts';
 import { spotColourRequest, type SpotColourRequest } from './paint/spot-colours.ts';
 import { spotColourRegions, traceSpotColours } from './trace/spot-colours.ts';
@@ -32,6 +32,8 @@ export interface ConvertOptions {
   kind?: ImageKind;
   /** Skip tracing again when the check finds a destroyed result (tests of the first trace alone). */
   noRetrace?: boolean;
+  /** Skip the signatures' other ways, keeping the plain trace's comparison (tests of the fail-safe alone). */
+  onlyPlainRetrace?: boolean;
 }
 
 /** Control points closer than this (working pixels) to the chord make a cubic a line. */
@@ -43,6 +45,16 @@ const RETRACE_START_BEFORE_MS = 5_000;
 const RETRACE_END_MS = 9_000;
 /** A retrace replaces the first result only when its fidelity is higher by at least this. */
 const RETRACE_MARGIN = 0.005;
+/**
+ * The plain trace replaces the engine's only when its fidelity is higher by at least this: it
+ * costs more bytes and its curves are rougher, so a tie goes to the engine's own.
+ */
+const PLAIN_MARGIN = 0.01;
+/**
+ * The plain trace works on at most the check's pixels: the check can tell nothing finer, and the
+ * tracer alone on a dense etching of 1 MP takes 15 s.
+ */
+const PLAIN_PIXELS = CHECK_PIXELS;
 
 
 export function resolveKind(params: TraceParams, stats: ImageStats, decoded: DecodedImage): ImageKind {
@@ -98,7 +110,7 @@ export async function convertImage(request: TraceRequest, options: ConvertOption
   // Centerline and spot colours are a rendering asked for, not a guess to improve on: they are
   // not traced again another way (the check compares with the picture, paper and shading included).
   const asked = request.params.centerline || spotColourRequest(request.params) !== undefined;
-  if (!options.noRetrace && !asked && best.check.signatures.length > 0) {
+  if (!options.noRetrace && !options.onlyPlainRetrace && !asked && best.check.signatures.length > 0) {
     for (const plan of retracePlans(best.check.signatures, best.plan, image.stats, request.params, image.first)) {
       const elapsed = performance.now() - started;
       if (elapsed > RETRACE_START_BEFORE_MS || elapsed + (attempts[0] as Attempt).timeMs * (plan.costFactor ?? 1) > RETRACE_END_MS) break;
@@ -109,6 +121,17 @@ export async function convertImage(request: TraceRequest, options: ConvertOption
       attempts.push(candidate);
       if (candidate.check.fidelity > best.check.fidelity + RETRACE_MARGIN) best = candidate;
       if (best.check.signatures.length === 0) break;
+    }
+  }
+  // Fail safe: a result that has lost much of the picture is held against the tracer's own plain trace.
+  const plain = options.noRetrace || asked ? undefined : plainPlan(best.plan, best.check.fidelity, request.params);
+  if (plain && performance.now() - started < RETRACE_START_BEFORE_MS) {
+    const retraceStarted = performance.now();
+    const candidate = await attempt(image, plain, request.params, reference).catch(() => undefined);
+    retraceMs += performance.now() - retraceStarted;
+    if (candidate) {
+      attempts.push(candidate);
+      if (candidate.check.fidelity > best.check.fidelity + PLAIN_MARGIN) best = candidate;
     }
   }
   // A test key's result: the watermark joins the model after the check (fidelity is the trace's),
@@ -134,7 +157,7 @@ export async function convertImage(request: TraceRequest, options: ConvertOption
       remaining: best.check.signatures,
       retraced: attempts.length > 1,
       retraceMs: Math.round(retraceMs),
-      attempts: attempts.map((a) => ({ kind: a.plan.kind, curveMode: a.curveMode, fidelity: a.check.fidelity, timeMs: Math.round(a.timeMs), reason: a.plan.reason ?? 'first' })),
+      attempts: attempts.map((a) => ({ kind: a.plan.kind, ...(a.plan.plain ? { plain: true } : {}), curveMode: a.curveMode, fidelity: a.check.fidelity, timeMs: Math.round(a.timeMs), reason: a.plan.reason ?? 'first' })),
     },
     ...(report ? { report } : {}),
   };
@@ -185,7 +208,9 @@ async function attempt(image: AnalysedImage, plan: TracePlan, params: TraceParam
   const working = await fitToPixels(decoded, workingPixels);
   const planned = { ...params, ...(plan.curveMode ? { curveMode: plan.curveMode } : {}) };
   const spot = spotColourRequest(params);
-  const traced = params.centerline
+  const traced = plan.plain
+    ? await tracePlain(await fitToPixels(working, PLAIN_PIXELS), image.stats)
+    : params.centerline
     ? await traceCenterlineWorking(working, planned, decoded, spot)
     : spot && kind !== 'sketch'
       ? await traceSpotColourWorking(working, kind, planned, decoded, spot)
@@ -290,6 +315,19 @@ async function traceWorking(working: RgbaImage, kind: ImageKind, params: TracePa
     return { shapes: painted.shapes, width: prepared.width, height: prepared.height, background: painted.background, curveMode, upscale: sketchUpscale };
   }
   return { shapes, width: prepared.width, height: prepared.height, background: prepared.background, curveMode, upscale: sketchUpscale };
+}
+
+/** The tracer alone at its defaults (plainTracerConfig), transparency keyed out and partial opacity restored as on the other paths. */
+async function tracePlain(working: RgbaImage, stats: ImageStats): Promise<TracedPicture> {
+  let shapes: TracedShape[];
+  try {
+    const svg = await runTracer(binariseAlpha(working.rgba), working.width, working.height, plainTracerConfig());
+    shapes = parseTracerSvg(svg, STRAIGHT_TOLERANCE);
+  } catch (error) {
+    throw new EngineError('engine_failed', `the tracer failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (stats.partialAlphaShare > 0.005) restoreOpacity(shapes, working);
+  return { shapes, width: working.width, height: working.height, curveMode: 'spline' };
 }
 
 /** `palette` and `maxColors` on colour pictures and pixel art: the picture in spot colours (trace/spot-colours.ts). */

@@ -14,8 +14,13 @@ export interface TracePlan {
   /** Working size in pixels, when not the kind's own (WORKING_PIXELS). */
   workingPixels?: number;
   curveMode?: ResolvedCurveMode;
-  /** The signature that asked for this plan, or the classifier's doubt. */
-  reason?: Signature | 'doubt';
+  /**
+   * The tracer alone at its own command-line defaults (trace/vtracer.ts, plainTracerConfig), on the
+   * image at the kind's working size: the floor the engine's own paths are measured against.
+   */
+  plain?: boolean;
+  /** The signature that asked for this plan, the classifier's doubt, or a low score (plainPlan). */
+  reason?: Signature | 'doubt' | 'plain';
   /** Expected time against the first attempt's, to judge whether it fits the time left. */
   costFactor?: number;
 }
@@ -65,4 +70,18 @@ export function retracePlans(signatures: readonly Signature[], first: TracePlan,
     }
   }
   return plans;
+}
+
+/**
+ * The engine must never answer worse than the tracer it is built on. A result scoring under this
+ * has lost much of the picture (faithful results score 0.77 and more on every kind but a dense
+ * etching, 0.59) and is held against the tracer's own trace at its defaults. Higher, the plain
+ * trace wins on the score only by keeping what the engine flattens on purpose (a photographed
+ * page's paper tone, where a person wants the handwriting clean), so it is not tried.
+ */
+export const PLAIN_BELOW = 0.7;
+/** The plain trace, when a result asks for the comparison; only where the caller left the kind and curves to the engine. */
+export function plainPlan(first: TracePlan, fidelity: number, params: TraceParams): TracePlan | undefined {
+  if (params.mode !== 'auto' || params.curveMode !== 'auto' || fidelity >= PLAIN_BELOW) return undefined;
+  return { kind: first.kind, plain: true, reason: 'plain', costFactor: 1 };
 }

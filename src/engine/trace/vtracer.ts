@@ -115,6 +115,29 @@ export function buildTracerConfig(params: TraceParams, settings: TraceSettings):
 }
 
 /**
+ * VTracer at its command-line defaults (colour, stacked, speckle 4, colour precision 6, gradient
+ * step 16, splines, corner 60°, segment length 4, splice 45°): the plain trace the self-check
+ * holds every result against (check/retrace.ts, plainPlan). Transparency is keyed out as
+ * everywhere else in the engine (binariseAlpha).
+ */
+export function plainTracerConfig(): Config {
+  return {
+    colorMode: ColorMode.Color,
+    hierarchical: Hierarchical.Stacked,
+    filterSpeckle: 4,
+    colorPrecision: 6,
+    layerDifference: 16,
+    mode: PathSimplifyMode.Spline,
+    cornerThreshold: 60,
+    lengthThreshold: 4,
+    maxIterations: 10,
+    spliceThreshold: 45,
+    pathPrecision: 2,
+    keyingThreshold: 0,
+  };
+}
+
+/**
  * VTracer on a map of distinct colours: every colour is kept (precision 8, no layer merging),
  * stacked so no background shows between shapes.
  */

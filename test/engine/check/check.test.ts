@@ -7,6 +7,7 @@ import { checkSvg, signaturesOf, type CheckReference } from '../../../src/engine
 import { compareImages } from '../../../src/engine/check/compare.ts';
 import { renderSvg } from '../../../src/engine/check/render.ts';
 import { convertImage } from '../../../src/engine/convert.ts';
+import { PLAIN_BELOW, plainPlan } from '../../../src/engine/check/retrace.ts';
 import { DEFAULT_PARAMS } from '../../../src/engine/params.ts';
 import { corpusImage as corpusFile } from '../corpus.ts';
 
@@ -112,4 +113,28 @@ test('fidelity is a number 0–1 with three decimals, the same for the same imag
   assert.equal(Math.round(first.fidelity * 1000) / 1000, first.fidelity);
   assert.equal(first.fidelity, second.fidelity);
   assert.equal(first.svg, second.svg);
+});
+
+test('a low score is held against the plain tracer, only where the caller left kind and curves to the engine', () => {
+  const first = { kind: 'logo' } as const;
+  assert.equal(plainPlan(first, PLAIN_BELOW, DEFAULT_PARAMS), undefined, 'a result scoring well is not');
+  assert.deepEqual(plainPlan(first, PLAIN_BELOW - 0.01, DEFAULT_PARAMS), { kind: 'logo', plain: true, reason: 'plain', costFactor: 1 });
+  assert.equal(plainPlan(first, 0.1, { ...DEFAULT_PARAMS, mode: 'photo' }), undefined);
+  assert.equal(plainPlan(first, 0.1, { ...DEFAULT_PARAMS, curveMode: 'polygon' }), undefined);
+});
+
+test('a result that lost much of the picture is replaced by the plain trace when that scores higher', async () => {
+  // A colour photograph forced through the ink path (as a misclassification would send it), with
+  // the signatures' other kinds left out: only the fail-safe can rescue it.
+  const image = corpusFile('photo/kodim23.png');
+  const result = await convertImage({ image, params: DEFAULT_PARAMS }, { ...LIMITS, kind: 'sketch', onlyPlainRetrace: true });
+  const [first, plain] = result.check.attempts;
+  assert.ok(first && first.fidelity < PLAIN_BELOW, `the ink trace of a colour photograph scores ${first?.fidelity}`);
+  assert.equal(plain?.plain, true);
+  assert.equal(result.fidelity, plain?.fidelity, 'the plain trace is kept');
+  assert.ok(result.fidelity > first.fidelity + 0.1, `${result.fidelity} against ${first.fidelity}`);
+  // It is a real trace of the picture: many colours, and the SVG returned scores as reported
+  // (here against the full-size photograph; the engine compares at 0.25 MP).
+  assert.ok(new Set(result.svg.match(/fill="#[0-9a-f]{6}"/g)).size > 20);
+  assert.ok(Math.abs(checkSvg(result.svg, await referenceOf(image), FACTS).fidelity - result.fidelity) < 0.01);
 });
