@@ -157,7 +157,7 @@ export async function convertImage(request: TraceRequest, options: ConvertOption
       remaining: best.check.signatures,
       retraced: attempts.length > 1,
       retraceMs: Math.round(retraceMs),
-      attempts: attempts.map((a) => ({ kind: a.plan.kind, ...(a.plan.plain ? { plain: true } : {}), curveMode: a.curveMode, fidelity: a.check.fidelity, timeMs: Math.round(a.timeMs), reason: a.plan.reason ?? 'first' })),
+      attempts: attempts.map((a) => ({ kind: a.plan.kind, curveMode: a.curveMode, fidelity: a.check.fidelity, timeMs: Math.round(a.timeMs), reason: a.plan.reason ?? 'first' })),
     },
     ...(report ? { report } : {}),
   };
@@ -208,7 +208,7 @@ async function attempt(image: AnalysedImage, plan: TracePlan, params: TraceParam
   const working = await fitToPixels(decoded, workingPixels);
   const planned = { ...params, ...(plan.curveMode ? { curveMode: plan.curveMode } : {}) };
   const spot = spotColourRequest(params);
-  const traced = plan.plain
+  const traced = plan.reason === 'plain'
     ? await tracePlain(await fitToPixels(working, PLAIN_PIXELS), image.stats)
     : params.centerline
     ? await traceCenterlineWorking(working, planned, decoded, spot)

@@ -32,7 +32,7 @@ export interface CheckSummary {
   retraced: boolean;
   /** Time spent tracing again, in milliseconds. */
   retraceMs: number;
-  attempts: readonly { kind: string; plain?: boolean; curveMode: string; fidelity: number; timeMs: number; reason: string }[];
+  attempts: readonly { kind: string; curveMode: string; fidelity: number; timeMs: number; reason: string }[];
 }
 
 export interface TraceRequest {

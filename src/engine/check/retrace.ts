@@ -15,11 +15,10 @@ export interface TracePlan {
   workingPixels?: number;
   curveMode?: ResolvedCurveMode;
   /**
-   * The tracer alone at its own command-line defaults (trace/vtracer.ts, plainTracerConfig), on the
-   * image at the kind's working size: the floor the engine's own paths are measured against.
+   * The signature that asked for this plan, the classifier's doubt, or a low score (plainPlan):
+   * `plain` is the tracer alone at its command-line defaults (trace/vtracer.ts, plainTracerConfig),
+   * the floor the engine's own paths are measured against.
    */
-  plain?: boolean;
-  /** The signature that asked for this plan, the classifier's doubt, or a low score (plainPlan). */
   reason?: Signature | 'doubt' | 'plain';
   /** Expected time against the first attempt's, to judge whether it fits the time left. */
   costFactor?: number;
@@ -83,5 +82,5 @@ export const PLAIN_BELOW = 0.7;
 /** The plain trace, when a result asks for the comparison; only where the caller left the kind and curves to the engine. */
 export function plainPlan(first: TracePlan, fidelity: number, params: TraceParams): TracePlan | undefined {
   if (params.mode !== 'auto' || params.curveMode !== 'auto' || fidelity >= PLAIN_BELOW) return undefined;
-  return { kind: first.kind, plain: true, reason: 'plain', costFactor: 1 };
+  return { kind: first.kind, reason: 'plain', costFactor: 1 };
 }

@@ -118,7 +118,7 @@ test('fidelity is a number 0–1 with three decimals, the same for the same imag
 test('a low score is held against the plain tracer, only where the caller left kind and curves to the engine', () => {
   const first = { kind: 'logo' } as const;
   assert.equal(plainPlan(first, PLAIN_BELOW, DEFAULT_PARAMS), undefined, 'a result scoring well is not');
-  assert.deepEqual(plainPlan(first, PLAIN_BELOW - 0.01, DEFAULT_PARAMS), { kind: 'logo', plain: true, reason: 'plain', costFactor: 1 });
+  assert.deepEqual(plainPlan(first, PLAIN_BELOW - 0.01, DEFAULT_PARAMS), { kind: 'logo', reason: 'plain', costFactor: 1 });
   assert.equal(plainPlan(first, 0.1, { ...DEFAULT_PARAMS, mode: 'photo' }), undefined);
   assert.equal(plainPlan(first, 0.1, { ...DEFAULT_PARAMS, curveMode: 'polygon' }), undefined);
 });
@@ -130,7 +130,7 @@ test('a result that lost much of the picture is replaced by the plain trace when
   const result = await convertImage({ image, params: DEFAULT_PARAMS }, { ...LIMITS, kind: 'sketch', onlyPlainRetrace: true });
   const [first, plain] = result.check.attempts;
   assert.ok(first && first.fidelity < PLAIN_BELOW, `the ink trace of a colour photograph scores ${first?.fidelity}`);
-  assert.equal(plain?.plain, true);
+  assert.equal(plain?.reason, 'plain');
   assert.equal(result.fidelity, plain?.fidelity, 'the plain trace is kept');
   assert.ok(result.fidelity > first.fidelity + 0.1, `${result.fidelity} against ${first.fidelity}`);
   // It is a real trace of the picture: many colours, and the SVG returned scores as reported
