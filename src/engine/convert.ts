@@ -176,7 +176,7 @@ async function analyse(request: TraceRequest, options: ConvertOptions): Promise<
   const sample = await fitToPixels(first, CLASSIFY_PIXELS);
   const stats = measureImage(sample.rgba, sample.width, sample.height);
   const kind = options.kind ?? resolveKind(request.params, stats, first);
-  const doubt = options.kind || request.params.mode !== 'auto' || request.params.centerline ? undefined : doubtfulAlternative(kind, stats);
+  const doubt = options.kind || request.params.mode !== 'auto' || request.params.centerline ? undefined : doubtfulAlternative(kind, stats, first);
   return { bytes: request.image, first, firstDecodePixels, larger: new Map(), stats, kind, ...(doubt ? { doubt } : {}), maxInputPixels: options.maxInputPixels };
 }
 

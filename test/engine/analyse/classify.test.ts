@@ -3,11 +3,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import sharp from 'sharp';
-import { blockScale, blockSize, classifyImage, measureImage, RULES, type ImageStats } from '../../../src/engine/analyse/classify.ts';
+import { blockScale, blockSize, CLASSIFY_PIXELS, classifyImage, doubtfulAlternative, measureImage, RULES, type ImageStats } from '../../../src/engine/analyse/classify.ts';
 import { renderSvg } from '../../../src/engine/check/render.ts';
 import { resolveCurveMode } from '../../../src/engine/trace/vtracer.ts';
 import { convertImage } from '../../../src/engine/convert.ts';
 import { DEFAULT_PARAMS } from '../../../src/engine/params.ts';
+import { corpusImage } from '../corpus.ts';
+import { decodeImage } from '../../../src/engine/analyse/decode.ts';
+import { fitToPixels, WORKING_PIXELS } from '../../../src/engine/analyse/prepare.ts';
 import { antiAliasedIcon, flatIllustrationJpeg, gradientEmoji, greyscalePhoto, handwritingPath, handwrittenLetter, letterOnMount, pixelSprite, renderSvg as renderFixture } from '../fixtures.ts';
 
 const LIMITS = { maxInputPixels: 100_000_000 };
@@ -106,6 +109,13 @@ async function coverages(image: Buffer, svg: string): Promise<{ source: number; 
   return { source: share(data), result: share(rendered) };
 }
 
+/** A JPEG as the engine measures it: decoded at the photo size, then at most CLASSIFY_PIXELS. */
+async function sampled(jpeg: Buffer): Promise<[Buffer, number, number]> {
+  const decoded = await decodeImage(jpeg, { maxInputPixels: LIMITS.maxInputPixels, maxWorkingPixels: WORKING_PIXELS.photo });
+  const sample = await fitToPixels(decoded, CLASSIFY_PIXELS);
+  return [sample.rgba, sample.width, sample.height];
+}
+
 async function drawn(svg: string): Promise<Buffer> {
   const { rgba, width, height } = await renderFixture(svg);
   return sharp(rgba, { raw: { width, height, channels: 4 } }).png().toBuffer();
@@ -154,6 +164,52 @@ test('fail-safe: pixel art needs positive evidence — a grey 1-bit drawing is n
   assert.ok(stats.aaBlendShare <= RULES.pixelArt.maxAaBlendShare, 'no anti-aliasing at all');
   assert.notEqual(classifyImage(stats, { originalWidth: width, originalHeight: height, palette: false }), 'pixelart');
   assert.notEqual(await chosenKind(image), 'pixelart');
+});
+
+test('fail-safe: pixel art needs positive evidence — an outline icon in one ink on white, anti-aliased at 24 and 32 px, is not pixel art', async () => {
+  // Hard alpha (it is opaque), some 20 colours, and the few shades of its anti-aliasing recur
+  // along its curves, more often than a rare colour: each is used almost only between ink and paper.
+  for (const size of [24, 32]) {
+    const icon = await drawn(
+      `<svg xmlns="http://www.w3.org/2000/svg" width="${size}" height="${size}" viewBox="0 0 24 24"><rect width="24" height="24" fill="#fff"/>` +
+        '<g fill="none" stroke="#334155" stroke-width="2" stroke-linecap="round" stroke-linejoin="round"><path d="M20 10c0 6-8 12-8 12s-8-6-8-12a8 8 0 0 1 16 0Z"/><circle cx="12" cy="10" r="3"/></g></svg>',
+    );
+    const stats = await statsOf(icon);
+    assert.equal(stats.hardAlphaShare, 1);
+    assert.ok(stats.distinctColours <= RULES.pixelArt.maxColours && stats.colourEdges >= RULES.pixelArt.minColourEdges);
+    assert.ok(stats.aaBlendShare > RULES.pixelArt.maxAaBlendShare * 3, `${size} px: aaBlendShare ${stats.aaBlendShare}`);
+    assert.equal(await chosenKind(icon), 'logo', `${size} px`);
+  }
+});
+
+test('fail-safe: a dim photograph is a photo — its few levels make neighbours equal, its changes stay ramps', async () => {
+  const dim = await sharp(corpusImage('photo/kodim23.png')).linear(0.5, -20).jpeg({ quality: 85 }).toBuffer();
+  const facts = { originalWidth: 768, originalHeight: 512, palette: false };
+  const stats = await statsOf(dim);
+  // Flat colour by its near-equal neighbours (RULES.flatColour), and a photograph's ramps.
+  assert.ok(stats.nearFlatShare > RULES.flatColour.minNearFlatShare && stats.offAxisShare > RULES.flatColour.minOffAxisShare, `nearFlat ${stats.nearFlatShare}`);
+  assert.ok(stats.rampShare >= RULES.photoRamps.minRampShare, `ramps ${stats.rampShare}`);
+  assert.equal(classifyImage(stats, facts), 'photo');
+  const result = await convertImage({ image: dim, params: DEFAULT_PARAMS }, LIMITS);
+  assert.equal(result.chosen.mode, 'photo');
+});
+
+test('where flat colour has a photograph\'s ramps, the self-check decides: a very dark photograph is also traced as a photo', async () => {
+  // So dark that most neighbours are exactly equal: flat colour by the first rule.
+  const dark = await sharp(corpusImage('wide/photo/nasa_shuttle_endeavour_ground.jpg')).linear(0.25, -10).jpeg({ quality: 85 }).toBuffer();
+  const { width = 0, height = 0 } = await sharp(dark).metadata();
+  const stats = measureImage(...(await sampled(dark)));
+  const facts = { originalWidth: width, originalHeight: height, palette: false };
+  assert.ok(stats.equalNeighbourShare > RULES.flatColour.minEqualNeighbourShare, `equal ${stats.equalNeighbourShare}`);
+  assert.equal(classifyImage(stats, facts), 'logo');
+  assert.equal(doubtfulAlternative('logo', stats, facts), 'photo');
+  const result = await convertImage({ image: dark, params: DEFAULT_PARAMS }, LIMITS);
+  const [first, other] = result.check.attempts;
+  assert.deepEqual([first?.kind, other?.kind, other?.reason], ['logo', 'photo', 'doubt']);
+  assert.equal(result.chosen.mode, (other?.fidelity ?? 0) > (first?.fidelity ?? 0) ? 'photo' : 'logo');
+  // Flat artwork is not in doubt: its changes are steps.
+  const flat = await statsOf(await flatIllustrationJpeg(900, 600, 2));
+  assert.equal(doubtfulAlternative('logo', flat, { originalWidth: 900, originalHeight: 600, palette: false }), undefined);
 });
 
 test('fail-safe: pixel art enlarged unevenly (5 × 6 blocks) is found at its own grid', async () => {
