@@ -2,7 +2,7 @@
 // way when the check finds a destroyed result. The worker pool runs this in child processes;
 // tests and the benchmark call it directly.
 
-import { CLASSIFY_PIXELS, classifyImage, doubtfulAlternative, hasPixelGrid, measureImage, type ImageKind, type ImageStats } from './analyse/classify.ts';
+import { CLASSIFY_PIXELS, classifyImage, doubtfulAlternative, hasPixelGrid, mayBeInk, measureImage, type ImageKind, type ImageStats } from './analyse/classify.ts';
 import { decodeImage, sniffFormat, type DecodedImage } from './analyse/decode.ts';
 import { enhanceInput, fitToPixels, DECODE_PIXELS, prepareWithinBudget, resizeTo, sketchUpscaleFactor, workingPixelsFor, WORKING_PIXELS, type RgbaImage } from './analyse/prepare.ts';
 import type { TraceParams } from './params.ts';
@@ -174,7 +174,7 @@ async function analyse(request: TraceRequest, options: ConvertOptions): Promise<
   const firstDecodePixels = sniffFormat(request.image) === 'jpeg' ? WORKING_PIXELS.photo : DECODE_PIXELS;
   const first = await decodeImage(request.image, { maxInputPixels: options.maxInputPixels, maxWorkingPixels: firstDecodePixels });
   const sample = await fitToPixels(first, CLASSIFY_PIXELS);
-  const stats = measureImage(sample.rgba, sample.width, sample.height);
+  const stats = measureImage(sample.rgba, sample.width, sample.height, { ink: mayBeInk(first) });
   const kind = options.kind ?? resolveKind(request.params, stats, first);
   const doubt = options.kind || request.params.mode !== 'auto' || request.params.centerline ? undefined : doubtfulAlternative(kind, stats, first);
   return { bytes: request.image, first, firstDecodePixels, larger: new Map(), stats, kind, ...(doubt ? { doubt } : {}), maxInputPixels: options.maxInputPixels };

@@ -85,13 +85,26 @@ const INK_MAX_OFF_AXIS_SHARE = 0.25;
 /** Images with less transparency than this are opaque: paper, which is painted as a background. */
 export const OPAQUE_BELOW = 0.01;
 
+export interface MeasureOptions {
+  /**
+   * Measure how well the image reads as ink on paper (the costliest measure: 40 ms on an opaque
+   * icon of 128 px). Icons are never ink (classifyImage), so their conversions leave it out.
+   */
+  ink?: boolean;
+}
+
+/** Whether classifyImage can use the ink measures for an image of this original size. */
+export function mayBeInk(facts: { originalWidth: number; originalHeight: number }): boolean {
+  return Math.max(facts.originalWidth, facts.originalHeight) > RULES.icon.maxLongSide;
+}
+
 /**
  * The statistics of an image. Pixel art enlarged by an integer factor (every source pixel a
  * k × k block) is measured at its own grid, where its statistics are those of pixel art.
  */
-export function measureImage(rgba: Buffer, width: number, height: number): ImageStats {
+export function measureImage(rgba: Buffer, width: number, height: number, options: MeasureOptions = {}): ImageStats {
   const blocks = blockSize(rgba, width, height);
-  if (blocks.width === 1 && blocks.height === 1) return { ...measurePixels(rgba, width, height), pixelScale: 1, blockWidth: 1, blockHeight: 1 };
+  if (blocks.width === 1 && blocks.height === 1) return { ...measurePixels(rgba, width, height, options), pixelScale: 1, blockWidth: 1, blockHeight: 1 };
   const columns = Math.ceil(width / blocks.width);
   const rows = Math.ceil(height / blocks.height);
   const native = Buffer.alloc(columns * rows * 4);
@@ -101,7 +114,7 @@ export function measureImage(rgba: Buffer, width: number, height: number): Image
       rgba.copy(native, (y * columns + x) * 4, at, at + 4);
     }
   }
-  return { ...measurePixels(native, columns, rows), pixelScale: Math.min(blocks.width, blocks.height), blockWidth: blocks.width, blockHeight: blocks.height };
+  return { ...measurePixels(native, columns, rows, options), pixelScale: Math.min(blocks.width, blocks.height), blockWidth: blocks.width, blockHeight: blocks.height };
 }
 
 /** Block sides blockSize tries, largest first: pixel art is shared enlarged 2×, 3×, 4×, sometimes 8×, and now and then unevenly (5 × 6). */
@@ -224,7 +237,7 @@ function antiAliasingBlends(rgba: Buffer, width: number, height: number, opaque:
   return { share: edges === 0 ? 0 : blends / edges, edges };
 }
 
-function measurePixels(rgba: Buffer, width: number, height: number): Omit<ImageStats, 'pixelScale' | 'blockWidth' | 'blockHeight'> {
+function measurePixels(rgba: Buffer, width: number, height: number, options: MeasureOptions): Omit<ImageStats, 'pixelScale' | 'blockWidth' | 'blockHeight'> {
   const pixels = width * height;
   let transparent = 0;
   let partial = 0;
@@ -362,7 +375,7 @@ function measurePixels(rgba: Buffer, width: number, height: number): Omit<ImageS
     extremeShare: extreme / opaqueOrOne,
     // Ink and paper colours lie near one line, so an image with many colours off its principal
     // axis is not ink on paper, and is spared measuring (the ink measures cost the most here).
-    ink: transparentShare < OPAQUE_BELOW && farFromAxis <= INK_MAX_OFF_AXIS_SHARE ? measureInk(rgba, width, height) : undefined,
+    ink: options.ink !== false && transparentShare < OPAQUE_BELOW && farFromAxis <= INK_MAX_OFF_AXIS_SHARE ? measureInk(rgba, width, height) : undefined,
   };
 }
 
@@ -531,7 +544,7 @@ export function classifyImage(stats: ImageStats, facts: ImageFacts): ImageKind {
   // traces as artwork just as well.
   const opaque = stats.transparentShare < OPAQUE_BELOW;
   const inkLike = opaque ? stats.ink !== undefined && isInkOnPaper(stats.ink) : isInkWithoutPaper(stats);
-  if (inkLike && longSide > RULES.icon.maxLongSide) return 'sketch';
+  if (inkLike && mayBeInk(facts)) return 'sketch';
   // An icon or emoji this small is all anti-aliased edges and fills a few pixels wide, which the
   // flat-colour test below cannot see. A thumbnail of a photograph (colour or grey) is opaque,
   // has few equal neighbours and mostly ramps; icons measured are on transparency or flat
