@@ -16,9 +16,11 @@ import { renderSvg } from './render.ts';
  * - `squares`: artwork or a photograph traced pixel-exact on a grid coarser than its output, so
  *   its pixels show as squares and stair-steps at 100 %;
  * - `blobs`: pixel art traced smooth: its pixels became rounded shapes;
- * - `faint`: the whole result far from the image (a kind that does not fit it at all).
+ * - `faint`: the whole result far from the image (a kind that does not fit it at all);
+ * - `colour`: ink on paper painted over clear colour (a chart's bars, a coloured stamp), which
+ *   the ink's one colour turned grey.
  */
-export type Signature = 'coverage' | 'region' | 'squares' | 'blobs' | 'faint';
+export type Signature = 'coverage' | 'region' | 'squares' | 'blobs' | 'faint' | 'colour';
 
 export interface CheckReport {
   fidelity: number;
@@ -53,6 +55,11 @@ const REGION_MEDIAN = 0.6;
 const REGION_MIN_CONTENT = 0.1;
 /** Pixel-exact outlines traced this much coarser than the output show their steps at 100 %. */
 const SQUARES_BELOW_SCALE = 0.75;
+/**
+ * Ink painted over clear colour on this share of the image or more is colour lost. Ink on paper
+ * measured loses none (yellowing and stains stay under the chroma COLOURED counts).
+ */
+export const COLOUR_LOST_ABOVE = 0.002;
 /** A result this far from the image altogether is not a rendering of it. */
 export const FAINT_BELOW = 0.45;
 
@@ -72,6 +79,7 @@ export function signaturesOf(comparison: Comparison, fidelity: number, facts: Tr
   if (facts.curveMode === 'none' && facts.kind !== 'pixelart' && facts.tracedScale < SQUARES_BELOW_SCALE) signatures.push('squares');
   if (facts.pixelGrid && facts.kind !== 'pixelart') signatures.push('blobs');
   if (fidelity < FAINT_BELOW) signatures.push('faint');
+  if (facts.kind === 'sketch' && comparison.colourLost >= COLOUR_LOST_ABOVE) signatures.push('colour');
   return signatures;
 }
 

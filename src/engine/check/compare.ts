@@ -17,6 +17,11 @@ export interface Comparison {
   coverageGained: number;
   /** Share of the source opaque. */
   sourceCoverage: number;
+  /**
+   * Share of the image in a clear colour in the source (Oklab chroma at least COLOURED, on white)
+   * and at most a third as colourful in the result: colour painted grey or black.
+   */
+  colourLost: number;
   /** Tiles (TILE_GRID per side at most, row by row) of the tile grid, each with its mean ΔE (worse ground) and its SSIM. */
   tiles: TileScores;
 }
@@ -35,6 +40,8 @@ export interface TileScores {
 /** Tiles per long side: regions about the size of a feature a person looks at (an eye, a letter). */
 export const TILE_GRID = 16;
 const WINDOW_RADIUS = 3;
+/** Oklab chroma from which a colour is clear: a saturated fill or line, not yellowed paper or a tint. */
+export const COLOURED = 0.1;
 const C1 = 0.01 * 0.01;
 const C2 = 0.03 * 0.03;
 
@@ -77,6 +84,7 @@ export function compareImages(source: Uint8Array, result: Uint8Array, width: num
   // ground recomputes only the pixels that are not opaque.
   const grounds = isOpaque(source) && isOpaque(result) ? [1] : [1, 0];
   let previous: [Float32Array, Float32Array] | undefined;
+  let colourLost = 0;
   const deltaE = new Float32Array(pixels);
   const ssim = new SsimScratch(pixels);
   for (const ground of grounds) {
@@ -92,6 +100,10 @@ export function compareImages(source: Uint8Array, result: Uint8Array, width: num
       const d = Math.sqrt(dl * dl + da * da + db * db);
       deltaE[p] = d;
       total += d;
+      if (ground === 1) {
+        const chroma = Math.hypot(a[i + 1] as number, a[i + 2] as number);
+        if (chroma >= COLOURED && Math.hypot(b[i + 1] as number, b[i + 2] as number) * 3 <= chroma) colourLost++;
+      }
     }
     const ssimMap = lightnessSsim(a, b, width, height, ssim);
     let ssimTotal = 0;
@@ -113,6 +125,7 @@ export function compareImages(source: Uint8Array, result: Uint8Array, width: num
     coverageLost: lost / pixels,
     coverageGained: gained / pixels,
     sourceCoverage: sourceOpaque / pixels,
+    colourLost: colourLost / pixels,
     tiles,
   };
 }

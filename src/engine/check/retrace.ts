@@ -60,6 +60,10 @@ export function retracePlans(signatures: readonly Signature[], first: TracePlan,
       case 'faint':
         for (const kind of OTHER_KINDS[first.kind]) add({ kind, reason: signature });
         break;
+      case 'colour':
+        // Ink painted over colour: the picture traced as colour artwork.
+        add({ kind: 'logo', reason: signature });
+        break;
       case 'region': {
         const plan = finer(signature);
         if (plan) add(plan);

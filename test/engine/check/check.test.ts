@@ -3,13 +3,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import sharp from 'sharp';
-import { checkSvg, signaturesOf, type CheckReference } from '../../../src/engine/check/check.ts';
+import { checkSvg, COLOUR_LOST_ABOVE, signaturesOf, type CheckReference } from '../../../src/engine/check/check.ts';
 import { compareImages } from '../../../src/engine/check/compare.ts';
 import { renderSvg } from '../../../src/engine/check/render.ts';
 import { convertImage } from '../../../src/engine/convert.ts';
 import { PLAIN_BELOW, plainPlan } from '../../../src/engine/check/retrace.ts';
 import { DEFAULT_PARAMS } from '../../../src/engine/params.ts';
 import { corpusImage as corpusFile } from '../corpus.ts';
+import { handwrittenLetter, renderSvg as renderFixture } from '../fixtures.ts';
 
 const LIMITS = { maxInputPixels: 100_000_000 };
 const FOX = 'clipart/noto_emoji_u1f98a_fox_512.png';
@@ -103,6 +104,8 @@ test('signatures: squares for pixel-exact outlines on a coarse grid, blobs for p
   assert.deepEqual(signaturesOf(comparison, 1, { ...FACTS, curveMode: 'none', tracedScale: 0.5 }), ['squares']);
   assert.deepEqual(signaturesOf(comparison, 1, { ...FACTS, curveMode: 'none', tracedScale: 0.5, kind: 'pixelart' }), []);
   assert.deepEqual(signaturesOf(comparison, 1, { ...FACTS, pixelGrid: true }), ['blobs']);
+  assert.deepEqual(signaturesOf({ ...comparison, colourLost: COLOUR_LOST_ABOVE }, 1, { ...FACTS, kind: 'sketch' }), ['colour']);
+  assert.deepEqual(signaturesOf({ ...comparison, colourLost: COLOUR_LOST_ABOVE }, 1, FACTS), [], 'only ink paints colour grey');
 });
 
 test('fidelity is a number 0–1 with three decimals, the same for the same image and params', async () => {
@@ -113,6 +116,41 @@ test('fidelity is a number 0–1 with three decimals, the same for the same imag
   assert.equal(Math.round(first.fidelity * 1000) / 1000, first.fidelity);
   assert.equal(first.fidelity, second.fidelity);
   assert.equal(first.svg, second.svg);
+});
+
+/** A bar chart: pale fills in six colours with saturated outlines, on white with grey rules. */
+async function barChart(): Promise<Buffer> {
+  const colours = ['#ff6384', '#ff9f40', '#ffcd56', '#4bc0c0', '#36a2eb', '#9966ff'];
+  let body = '<rect width="480" height="240" fill="#fff"/>';
+  for (let i = 0; i <= 5; i++) body += `<line x1="30" x2="470" y1="${20 + i * 40}" y2="${20 + i * 40}" stroke="#ddd"/>`;
+  colours.forEach((colour, i) => {
+    const height = 40 + ((i * 53) % 150);
+    body += `<rect x="${40 + i * 72}" y="${220 - height}" width="40" height="${height}" fill="${colour}" fill-opacity="0.25" stroke="${colour}" stroke-width="2"/>`;
+  });
+  const { rgba, width, height } = await renderFixture(`<svg xmlns="http://www.w3.org/2000/svg" width="480" height="240">${body}</svg>`);
+  return sharp(rgba, { raw: { width, height, channels: 4 } }).png().toBuffer();
+}
+
+test('ink painted over clear colour is colour lost: a chart taken for ink is traced again as colour artwork', async () => {
+  const chart = await barChart();
+  const result = await convertImage({ image: chart, params: DEFAULT_PARAMS }, { ...LIMITS, kind: 'sketch' });
+  assert.deepEqual(result.check.signatures, ['colour']);
+  const [first, other] = result.check.attempts;
+  assert.equal(other?.reason, 'colour');
+  assert.equal(other?.kind, 'logo');
+  assert.ok((other?.fidelity ?? 0) > (first?.fidelity ?? 1), `${other?.fidelity} against ${first?.fidelity}`);
+  assert.equal(result.chosen.mode, 'logo');
+  // The bars' outlines keep their colour.
+  assert.match(result.svg, /fill="#(?:3[0-9a-f]a[0-9a-f]e[0-9a-f]|ff6[0-9a-f]8[0-9a-f])"/i);
+});
+
+test('ink in a colour of its own on yellowed paper is not colour lost', async () => {
+  // Blue ink on yellowed paper under uneven light: the ink is painted in its colour, the paper in its tint.
+  const letter = await handwrittenLetter({ width: 640, height: 480, paper: [236, 222, 180], ink: [30, 40, 120], darkestLight: 0.7, seed: 4 });
+  const result = await convertImage({ image: letter, params: DEFAULT_PARAMS }, LIMITS);
+  assert.equal(result.chosen.mode, 'sketch');
+  assert.ok(!result.check.signatures.includes('colour'), result.check.signatures.join(', '));
+  assert.equal(result.check.attempts.length, 1);
 });
 
 test('a low score is held against the plain tracer, only where the caller left kind and curves to the engine', () => {
