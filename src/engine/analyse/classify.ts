@@ -166,12 +166,12 @@ const RARE_COLOUR_SHARE = 0.005;
  */
 const RARE_COLOUR_COUNT = 6;
 /**
- * ...or used mostly (this share of its pixels) between two other colours, as a blend of them, in
+ * ...or used almost only (this share of its pixels) between two other colours, as a blend of them, in
  * an image of at least BETWEEN_MIN_COLOURS colours: an outline icon of 24 or 32 px in one ink on
  * white has some 20 shades, every one along its curves; pixel art's colours fill areas, and a
  * sprite of a handful of colours has none to spare for blending.
  */
-const BETWEEN_SHARE = 0.8;
+const BETWEEN_SHARE = 0.9;
 const BETWEEN_MIN_COLOURS = 12;
 /** A blend lies within this many levels (per channel) of the segment between its ends. */
 const BLEND_TOLERANCE = 8;
