@@ -2,7 +2,7 @@
 // way when the check finds a destroyed result. The worker pool runs this in child processes;
 // tests and the benchmark call it directly.
 
-import { CLASSIFY_PIXELS, classifyImage, doubtfulAlternative, hasPixelGrid, mayBeInk, measureImage, type ImageKind, type ImageStats } from './analyse/classify.ts';
+import { blockSize, CLASSIFY_PIXELS, classifyImage, doubtfulAlternative, hasPixelGrid, mayBeInk, measureImage, type ImageKind, type ImageStats } from './analyse/classify.ts';
 import { decodeImage, sniffFormat, type DecodedImage } from './analyse/decode.ts';
 import { enhanceInput, fitToPixels, DECODE_PIXELS, prepareWithinBudget, resizeTo, sketchUpscaleFactor, workingPixelsFor, WORKING_PIXELS, type RgbaImage } from './analyse/prepare.ts';
 import type { TraceParams } from './params.ts';
@@ -173,11 +173,22 @@ async function analyse(request: TraceRequest, options: ConvertOptions): Promise<
   // small; PNG and WebP start at the logo size, since decoding them twice costs more.
   const firstDecodePixels = sniffFormat(request.image) === 'jpeg' ? WORKING_PIXELS.photo : DECODE_PIXELS;
   const first = await decodeImage(request.image, { maxInputPixels: options.maxInputPixels, maxWorkingPixels: firstDecodePixels });
-  const sample = await fitToPixels(first, CLASSIFY_PIXELS);
-  const stats = measureImage(sample.rgba, sample.width, sample.height, { ink: mayBeInk(first) });
+  const stats = await statisticsOf(first);
   const kind = options.kind ?? resolveKind(request.params, stats, first);
   const doubt = options.kind || request.params.mode !== 'auto' || request.params.centerline ? undefined : doubtfulAlternative(kind, stats, first);
   return { bytes: request.image, first, firstDecodePixels, larger: new Map(), stats, kind, ...(doubt ? { doubt } : {}), maxInputPixels: options.maxInputPixels };
+}
+
+/**
+ * The classifier's statistics of a decoded image, taken at most at CLASSIFY_PIXELS. Pixel art
+ * enlarged by whole factors is measured on its own grid when that fits (measureImage finds it):
+ * a smooth reduction of the enlargement would blend its pixels into anti-aliasing.
+ */
+export async function statisticsOf(decoded: DecodedImage): Promise<ImageStats> {
+  const native = decoded.width === decoded.originalWidth && decoded.width * decoded.height > CLASSIFY_PIXELS ? blockSize(decoded.rgba, decoded.width, decoded.height) : undefined;
+  const onItsGrid = native !== undefined && (decoded.width / native.width) * (decoded.height / native.height) <= CLASSIFY_PIXELS;
+  const sample = onItsGrid ? decoded : await fitToPixels(decoded, CLASSIFY_PIXELS);
+  return measureImage(sample.rgba, sample.width, sample.height, { ink: mayBeInk(decoded) });
 }
 
 /** The decoded image at (at most) this many pixels: the first decode, or a larger one made once. */

@@ -63,6 +63,12 @@ export interface ImageStats {
   aaBlendShare: number;
   /** Colour edges seen for aaBlendShare (few edges, little evidence). */
   colourEdges: number;
+  /**
+   * Share of the pixels along the image's edge (its outer ring) that are opaque and within
+   * PLAIN_GROUND_DIFFERENCE of the ring's median colour: an icon or a logo sits on a plain ground,
+   * where a photograph fills its frame.
+   */
+  plainBorderShare: number;
   /** k when the image is pixel art enlarged k times (k × k blocks), measured at its own grid; else 1. */
   pixelScale: number;
   /** Blocks of a non-uniform enlargement (kx wide, ky tall), when not square; pixelScale is then the smaller. */
@@ -358,6 +364,7 @@ function measurePixels(rgba: Buffer, width: number, height: number, options: Mea
   const blends = distinct <= MAX_BLEND_COLOURS ? antiAliasingBlends(rgba, width, height, opaque) : { share: 1, edges: 0 };
   return {
     aaBlendShare: blends.share,
+    plainBorderShare: plainBorderShare(rgba, width, height),
     colourEdges: blends.edges,
     pixels,
     transparentShare,
@@ -377,6 +384,29 @@ function measurePixels(rgba: Buffer, width: number, height: number, options: Mea
     // axis is not ink on paper, and is spared measuring (the ink measures cost the most here).
     ink: options.ink !== false && transparentShare < OPAQUE_BELOW && farFromAxis <= INK_MAX_OFF_AXIS_SHARE ? measureInk(rgba, width, height) : undefined,
   };
+}
+
+/** A border pixel this close to the border's median colour (sum of channel differences) is the ground. */
+const PLAIN_GROUND_DIFFERENCE = 36;
+
+function plainBorderShare(rgba: Buffer, width: number, height: number): number {
+  const ring: number[] = [];
+  for (let x = 0; x < width; x++) ring.push(x, (height - 1) * width + x);
+  for (let y = 1; y + 1 < height; y++) ring.push(y * width, y * width + width - 1);
+  const opaque = ring.filter((p) => (rgba[p * 4 + 3] as number) >= 128);
+  if (opaque.length === 0) return 0;
+  const median = (c: number) => {
+    const values = opaque.map((p) => rgba[p * 4 + c] as number).sort((a, b) => a - b);
+    return values[values.length >> 1] as number;
+  };
+  const ground = [median(0), median(1), median(2)];
+  let plain = 0;
+  for (const p of opaque) {
+    let difference = 0;
+    for (let c = 0; c < 3; c++) difference += Math.abs((rgba[p * 4 + c] as number) - (ground[c] as number));
+    if (difference <= PLAIN_GROUND_DIFFERENCE) plain++;
+  }
+  return plain / ring.length;
 }
 
 type Matrix3 = readonly (readonly [number, number, number])[];
@@ -436,7 +466,7 @@ export const RULES = {
   },
   inkOnPaper: { minPaperLuma: 80, minContrast: 40, maxOffLineShare: 0.1, maxSaturatedOffLineShare: 0.01, maxContinuousToneShare: 0.0025 },
   inkWithoutPaper: { maxMeanChroma: 8, minDarkShare: 0.1 },
-  icon: { maxLongSide: 128, thumbnailMaxEqual: 0.4, thumbnailMinRamps: 0.4 },
+  icon: { maxLongSide: 128, minPlainBorderShare: 0.7, thumbnailMaxEqual: 0.5 },
   photoDoubt: { minEqualNeighbourShare: 0.25 },
   photoRamps: { minRampShare: 0.47, maxEqualNeighbourShare: 0.55 },
   flatColour: { minEqualNeighbourShare: 0.6, minNearFlatShare: 0.65, minOffAxisShare: 0.1, maxRampShare: 0.3, minEqualWithFewRamps: 0.35, minEqualInColour: 0.35 },
@@ -546,11 +576,14 @@ export function classifyImage(stats: ImageStats, facts: ImageFacts): ImageKind {
   const inkLike = opaque ? stats.ink !== undefined && isInkOnPaper(stats.ink) : isInkWithoutPaper(stats);
   if (inkLike && mayBeInk(facts)) return 'sketch';
   // An icon or emoji this small is all anti-aliased edges and fills a few pixels wide, which the
-  // flat-colour test below cannot see. A thumbnail of a photograph (colour or grey) is opaque,
-  // has few equal neighbours and mostly ramps; icons measured are on transparency or flat
-  // (equal neighbours 0.56 and more on an opaque ground).
+  // flat-colour test below cannot see. It sits on transparency or on a plain ground (the ring of
+  // pixels along its edge one colour), saved as JPEG or not; a thumbnail of a photograph (colour
+  // or grey) fills its frame: its edge is never plain (at most 0.52 of it measured; icons on
+  // white as JPEG 0.73 and more), and it has few equal neighbours (at most 0.41; a flat icon
+  // filling its frame 0.56 and more).
   if (longSide <= RULES.icon.maxLongSide) {
-    const thumbnail = opaque && stats.equalNeighbourShare < RULES.icon.thumbnailMaxEqual && stats.rampShare >= RULES.icon.thumbnailMinRamps;
+    const icon = RULES.icon;
+    const thumbnail = opaque && stats.plainBorderShare < icon.minPlainBorderShare && stats.equalNeighbourShare < icon.thumbnailMaxEqual;
     return thumbnail ? 'photo' : 'logo';
   }
   // A photograph's clear changes are mostly ramps (0.48–0.66 on every photograph measured, dark
@@ -571,8 +604,12 @@ export function classifyImage(stats: ImageStats, facts: ImageFacts): ImageKind {
   // grey photographs reach 0.4 in their clipped shadows).
   if (!isGrey(stats) && stats.equalUnclippedShare > flatRule.minEqualInColour) return 'logo';
   // Anti-aliased flat artwork (a map, a screenshot): colour changes are mostly steps, where a
-  // photograph's are mostly ramps (at least half of its clear changes on every image measured).
-  if (stats.rampShare < flatRule.maxRampShare && stats.equalUnclippedShare > flatRule.minEqualWithFewRamps) return 'logo';
+  // photograph's are mostly ramps (at least half of its clear changes on every image measured; a
+  // digital painting 0.32). Saved as JPEG or WebP, or halved, such artwork loses its equal
+  // neighbours to noise and resampling, but its changes stay steps (a map: 0.25–0.30). A grey
+  // image with few ramps may as well be a scan (a halftone plate): its equal neighbours decide.
+  const fewRamps = stats.rampShare < flatRule.maxRampShare;
+  if (fewRamps && (!isGrey(stats) || stats.equalUnclippedShare > flatRule.minEqualWithFewRamps)) return 'logo';
   // An indexed-colour source is flat colour even when resampling blurred it (maps, charts); in
   // grey it may as well be a scanned photograph (a halftone plate): its pixels decide.
   if (facts.palette && !isGrey(stats)) return 'logo';

@@ -227,6 +227,37 @@ test('fail-safe: a small greyscale photograph is a photo, not an icon and not in
   }
 });
 
+test('fail-safe: an icon on a plain ground saved as JPEG is a logo; a thumbnail of a photograph fills its frame and is a photo', async () => {
+  // JPEG noise takes the icon's equal neighbours; its ground stays plain along its edge.
+  const icon = await sharp(corpusImage('wide/small/fa_heart_red_48_white.png')).jpeg({ quality: 70 }).toBuffer();
+  const iconStats = await statsOf(icon);
+  assert.ok(iconStats.equalNeighbourShare < RULES.icon.thumbnailMaxEqual, `equal ${iconStats.equalNeighbourShare}`);
+  assert.ok(iconStats.plainBorderShare >= RULES.icon.minPlainBorderShare, `plain border ${iconStats.plainBorderShare}`);
+  assert.equal(await chosenKind(icon), 'logo');
+  // A photograph shrunk to 48 px, with few ramps left to tell it by.
+  const thumbnail = await sharp(corpusImage('wide/photo/usnavy_sailor_examines_patient.jpg')).resize(48).png().toBuffer();
+  const thumbnailStats = await statsOf(thumbnail);
+  assert.ok(thumbnailStats.plainBorderShare < RULES.icon.minPlainBorderShare, `plain border ${thumbnailStats.plainBorderShare}`);
+  assert.equal(await chosenKind(thumbnail), 'photo');
+});
+
+test('flat artwork halved keeps its steps: a street map loses its equal neighbours to resampling and is still a logo', async () => {
+  const map = corpusImage('wide/edge/map_osm_carto_preview.png');
+  const { width = 0 } = await sharp(map).metadata();
+  const halved = await sharp(map).resize(Math.round(width / 2)).png().toBuffer();
+  const stats = await statsOf(halved);
+  assert.ok(stats.equalUnclippedShare < RULES.flatColour.minEqualWithFewRamps, `equal ${stats.equalUnclippedShare}`);
+  assert.ok(stats.rampShare < RULES.flatColour.maxRampShare, `ramps ${stats.rampShare}`);
+  assert.equal(await chosenKind(halved), 'logo');
+});
+
+test('pixel art enlarged past the classifier\'s sample size is measured on its own grid', async () => {
+  const sprite = await pixelSprite(100, 6, 8); // 800 × 800: a smooth reduction would blend its pixels
+  const { width = 0, height = 0 } = await sharp(sprite).metadata();
+  assert.ok(width * height > CLASSIFY_PIXELS);
+  assert.equal(await chosenKind(sprite), 'pixelart');
+});
+
 test('fail-safe: a small glyph on white is never ink; a colour glyph keeps its colour', async () => {
   const heart = await drawn('<svg xmlns="http://www.w3.org/2000/svg" width="48" height="48"><rect width="48" height="48" fill="#fff"/><path d="M24 42 6 24a10 10 0 0 1 18-14 10 10 0 0 1 18 14z" fill="#e11d48"/></svg>');
   const result = await convertImage({ image: heart, params: DEFAULT_PARAMS }, LIMITS);
