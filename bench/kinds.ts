@@ -79,7 +79,7 @@ async function kindsOf(bytes: Buffer): Promise<ImageKind[]> {
   const decoded = await decodeImage(bytes, { maxInputPixels: MAX_PIXELS * 9, maxWorkingPixels: jpeg ? WORKING_PIXELS.photo : DECODE_PIXELS });
   const stats = await statisticsOf(decoded);
   const kind = classifyImage(stats, decoded);
-  const doubt = doubtfulAlternative(kind, stats, decoded);
+  const doubt = doubtfulAlternative(kind, stats);
   return doubt ? [kind, doubt] : [kind];
 }
 

@@ -175,7 +175,7 @@ async function analyse(request: TraceRequest, options: ConvertOptions): Promise<
   const first = await decodeImage(request.image, { maxInputPixels: options.maxInputPixels, maxWorkingPixels: firstDecodePixels });
   const stats = await statisticsOf(first);
   const kind = options.kind ?? resolveKind(request.params, stats, first);
-  const doubt = options.kind || request.params.mode !== 'auto' || request.params.centerline ? undefined : doubtfulAlternative(kind, stats, first);
+  const doubt = options.kind || request.params.mode !== 'auto' || request.params.centerline ? undefined : doubtfulAlternative(kind, stats);
   return { bytes: request.image, first, firstDecodePixels, larger: new Map(), stats, kind, ...(doubt ? { doubt } : {}), maxInputPixels: options.maxInputPixels };
 }
 
