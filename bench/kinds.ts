@@ -11,9 +11,8 @@
 import { join } from 'node:path';
 import sharp, { type Sharp } from 'sharp';
 import { classifyImage, doubtfulAlternative, type ImageKind } from '../src/engine/analyse/classify.ts';
-import { statisticsOf } from '../src/engine/convert.ts';
-import { decodeImage, sniffFormat } from '../src/engine/analyse/decode.ts';
-import { DECODE_PIXELS, WORKING_PIXELS } from '../src/engine/analyse/prepare.ts';
+import { firstDecodePixelsOf, statisticsOf } from '../src/engine/convert.ts';
+import { decodeImage } from '../src/engine/analyse/decode.ts';
 import { readKindsManifest, SHARED_CORPUS_DIR, type ImageKindName } from './corpus.ts';
 import { writeReportSection } from './report.ts';
 import { readWideKinds, readWideSplit, WIDE_DIR, type WidePart } from './wide.ts';
@@ -75,11 +74,10 @@ function labelledImages(): Labelled[] {
 
 /** The kind auto picks, and the one it is in doubt about, as convertImage decides them. */
 async function kindsOf(bytes: Buffer): Promise<ImageKind[]> {
-  const jpeg = sniffFormat(bytes) === 'jpeg';
-  const decoded = await decodeImage(bytes, { maxInputPixels: MAX_PIXELS * 9, maxWorkingPixels: jpeg ? WORKING_PIXELS.photo : DECODE_PIXELS });
+  const decoded = await decodeImage(bytes, { maxInputPixels: MAX_PIXELS * 9, maxWorkingPixels: firstDecodePixelsOf(bytes) });
   const stats = await statisticsOf(decoded);
   const kind = classifyImage(stats, decoded);
-  const doubt = doubtfulAlternative(kind, stats);
+  const doubt = doubtfulAlternative(kind, stats, decoded);
   return doubt ? [kind, doubt] : [kind];
 }
 

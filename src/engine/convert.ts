@@ -169,14 +169,21 @@ function pageOf(params: TraceParams): PhysicalSize {
 }
 
 async function analyse(request: TraceRequest, options: ConvertOptions): Promise<AnalysedImage> {
-  // JPEGs are mostly photos and decode cheaply at reduced size (shrink-on-load), so they start
-  // small; PNG and WebP start at the logo size, since decoding them twice costs more.
-  const firstDecodePixels = sniffFormat(request.image) === 'jpeg' ? WORKING_PIXELS.photo : DECODE_PIXELS;
+  const firstDecodePixels = firstDecodePixelsOf(request.image);
   const first = await decodeImage(request.image, { maxInputPixels: options.maxInputPixels, maxWorkingPixels: firstDecodePixels });
   const stats = await statisticsOf(first);
   const kind = options.kind ?? resolveKind(request.params, stats, first);
-  const doubt = options.kind || request.params.mode !== 'auto' || request.params.centerline ? undefined : doubtfulAlternative(kind, stats);
+  const doubt = options.kind || request.params.mode !== 'auto' || request.params.centerline ? undefined : doubtfulAlternative(kind, stats, first);
   return { bytes: request.image, first, firstDecodePixels, larger: new Map(), stats, kind, ...(doubt ? { doubt } : {}), maxInputPixels: options.maxInputPixels };
+}
+
+/**
+ * The size an image is first decoded at, to be classified. JPEGs are mostly photos and decode
+ * cheaply at reduced size (shrink-on-load), so they start small; PNG and WebP start at the logo
+ * size, since decoding them twice costs more.
+ */
+export function firstDecodePixelsOf(image: Buffer): number {
+  return sniffFormat(image) === 'jpeg' ? WORKING_PIXELS.photo : DECODE_PIXELS;
 }
 
 /**

@@ -99,9 +99,16 @@ export interface MeasureOptions {
   ink?: boolean;
 }
 
-/** Whether classifyImage can use the ink measures for an image of this original size. */
-export function mayBeInk(facts: { originalWidth: number; originalHeight: number }): boolean {
+type OriginalSize = Pick<ImageFacts, 'originalWidth' | 'originalHeight'>;
+
+/** Larger than an icon (RULES.icon), at its original size. */
+function largerThanIcon(facts: OriginalSize): boolean {
   return Math.max(facts.originalWidth, facts.originalHeight) > RULES.icon.maxLongSide;
+}
+
+/** Whether classifyImage can use the ink measures for an image of this original size: icons are never ink. */
+export function mayBeInk(facts: OriginalSize): boolean {
+  return largerThanIcon(facts);
 }
 
 /**
@@ -184,15 +191,15 @@ const BLEND_TOLERANCE = 8;
 
 /** The share of colour edges bridged by a blend in a rare colour (ImageStats.aaBlendShare). */
 function antiAliasingBlends(rgba: Buffer, width: number, height: number, opaque: number): { share: number; edges: number } {
+  const keyAt = (p: number) => ((rgba[p * 4] as number) << 16) | ((rgba[p * 4 + 1] as number) << 8) | (rgba[p * 4 + 2] as number);
   const counts = new Map<number, number>();
-  for (let i = 0; i < rgba.length; i += 4) {
-    if ((rgba[i + 3] as number) < 255) continue;
-    const key = ((rgba[i] as number) << 16) | ((rgba[i + 1] as number) << 8) | (rgba[i + 2] as number);
+  for (let p = 0; p < width * height; p++) {
+    if ((rgba[p * 4 + 3] as number) < 255) continue;
+    const key = keyAt(p);
     counts.set(key, (counts.get(key) ?? 0) + 1);
   }
-  const rareBelow = Math.max(RARE_COLOUR_COUNT, opaque * RARE_COLOUR_SHARE);
-  // Which pixels bridge a colour edge as a blend of its ends, and how many of each colour do.
-  const middles = new Uint8Array(width * height);
+  // The pixels that bridge a colour edge (a run of three) as a blend of its ends.
+  let edges = 0;
   const blendMiddle = (a: number, m: number, b: number): boolean => {
     if ((rgba[a + 3] as number) < 255 || (rgba[m + 3] as number) < 255 || (rgba[b + 3] as number) < 255) return false;
     let difference = 0;
@@ -215,7 +222,6 @@ function antiAliasingBlends(rgba: Buffer, width: number, height: number, opaque:
     }
     return true;
   };
-  let edges = 0;
   const found: number[] = [];
   for (let y = 0; y < height; y++) {
     for (let x = 0; x < width; x++) {
@@ -225,14 +231,16 @@ function antiAliasingBlends(rgba: Buffer, width: number, height: number, opaque:
       if (y > 0 && y + 1 < height && blendMiddle(i - width * 4, i, i + width * 4)) found.push(p);
     }
   }
+  // How many pixels of each colour are such blends (a pixel may bridge a row and a column).
+  const middles = new Uint8Array(width * height);
   const middleCounts = new Map<number, number>();
-  const keyAt = (p: number) => ((rgba[p * 4] as number) << 16) | ((rgba[p * 4 + 1] as number) << 8) | (rgba[p * 4 + 2] as number);
   for (const p of found) {
     if (middles[p]) continue;
     middles[p] = 1;
     middleCounts.set(keyAt(p), (middleCounts.get(keyAt(p)) ?? 0) + 1);
   }
-  // A shade of its own: rare, or used mostly between two other colours, as anti-aliasing is.
+  // A shade of its own: rare, or used almost only between two other colours, as anti-aliasing is.
+  const rareBelow = Math.max(RARE_COLOUR_COUNT, opaque * RARE_COLOUR_SHARE);
   const manyColours = counts.size >= BETWEEN_MIN_COLOURS;
   const ownShade = (key: number) => {
     const count = counts.get(key) ?? 0;
@@ -546,29 +554,32 @@ function isInkWithoutPaper(stats: ImageStats): boolean {
  * A second kind worth tracing when the statistics leave the first in doubt; the self-check then
  * keeps the better result (convert.ts). A colour image taken for a photograph with nearly as many
  * exactly equal neighbours as flat artwork has (RULES.flatColour.minEqualInColour) may be artwork
- * with smooth shading: colour photographs measured have at most 0.2. There is no doubt the other
- * way: fidelity favours the photo path on artwork saved as JPEG (it keeps the noise), which a
- * person rejects.
+ * with smooth shading: colour photographs measured have at most 0.2. The other way, only a dark
+ * image is in doubt (darkWithRamps).
  */
-export function doubtfulAlternative(kind: ImageKind, stats: ImageStats): ImageKind | undefined {
-  if (kind === 'logo') return darkWithRamps(stats) ? 'photo' : undefined;
+export function doubtfulAlternative(kind: ImageKind, stats: ImageStats, facts: ImageFacts): ImageKind | undefined {
+  if (kind === 'logo') return largerThanIcon(facts) && darkWithRamps(stats) ? 'photo' : undefined;
   if (kind !== 'photo' || isGrey(stats)) return undefined;
   return stats.equalUnclippedShare > RULES.photoDoubt.minEqualNeighbourShare ? 'logo' : undefined;
 }
 
 /**
- * A dark opaque image taken for flat colour, with a photograph's ramps (RULES.photoRamps): so few
- * levels are left in the dark that neighbours come out equal, and equality cannot tell a night
- * photograph from artwork, so the self-check decides. Only dark images: on artwork saved as JPEG
- * fidelity favours the photo path, which keeps the noise (logos on white measured: 0.02 higher).
+ * A dark image taken for flat colour, with a photograph's ramps: so few levels are left in the
+ * dark that neighbours come out equal, and equality cannot tell a night photograph from artwork,
+ * so the self-check decides. Only dark images: on artwork saved as JPEG fidelity favours the
+ * photo path, which keeps the noise (logos on white measured: 0.02 higher), and a person rejects it.
  */
 function darkWithRamps(stats: ImageStats): boolean {
-  return stats.pixels > RULES.icon.maxLongSide ** 2 && stats.transparentShare < OPAQUE_BELOW && stats.darkShare >= RULES.photoRamps.minDarkShareInDoubt && stats.rampShare >= RULES.photoRamps.minRampShare;
+  return stats.darkShare >= RULES.photoRamps.minDarkShareInDoubt && hasPhotoRamps(stats);
+}
+
+/** Opaque, with a photograph's share of ramps among its clear changes (RULES.photoRamps). */
+function hasPhotoRamps(stats: ImageStats): boolean {
+  return stats.transparentShare < OPAQUE_BELOW && stats.rampShare >= RULES.photoRamps.minRampShare;
 }
 
 /** The kind of picture, from its statistics and what the decoder saw. */
 export function classifyImage(stats: ImageStats, facts: ImageFacts): ImageKind {
-  const longSide = Math.max(facts.originalWidth, facts.originalHeight);
   if (isPixelArt(stats, facts)) return 'pixelart';
   // Ink on paper needs the paper: opaque images are measured for it, others keep the earlier test.
   // Icons are never ink on paper: scans and drawings are larger, and a small glyph on white
@@ -582,7 +593,7 @@ export function classifyImage(stats: ImageStats, facts: ImageFacts): ImageKind {
   // or grey) fills its frame: its edge is never plain (at most 0.52 of it measured; icons on
   // white as JPEG 0.73 and more), and it has few equal neighbours (at most 0.41; a flat icon
   // filling its frame 0.56 and more).
-  if (longSide <= RULES.icon.maxLongSide) {
+  if (!largerThanIcon(facts)) {
     const icon = RULES.icon;
     const thumbnail = opaque && stats.plainBorderShare < icon.minPlainBorderShare && stats.equalNeighbourShare < icon.thumbnailMaxEqual;
     return thumbnail ? 'photo' : 'logo';
@@ -592,8 +603,7 @@ export function classifyImage(stats: ImageStats, facts: ImageFacts): ImageKind {
   // sunset) few levels are left, so neighbours come out equal and it would pass for flat colour
   // below; its ramps say otherwise. Artwork saved as JPEG gets ramps at its edges too, but keeps
   // more equal neighbours (logos as JPEG at quality 12–70 measured: 0.55–0.89 of them).
-  const ramps = RULES.photoRamps;
-  if (opaque && stats.rampShare >= ramps.minRampShare && stats.equalNeighbourShare < ramps.maxEqualNeighbourShare) return 'photo';
+  if (hasPhotoRamps(stats) && stats.equalNeighbourShare < RULES.photoRamps.maxEqualNeighbourShare) return 'photo';
   // Flat colour: large runs of identical pixels, or, in a colour image, of pixels equal up to
   // JPEG noise. Monochrome photographs are left out of the second test: their smooth tone steps
   // one or two levels between neighbours in every channel at once, which reads as flat.

@@ -201,7 +201,7 @@ test('a dark image taken for flat colour with a photograph\'s ramps is in doubt:
   const stats = measureImage(...(await sampled(dark)));
   assert.ok(stats.equalNeighbourShare > RULES.flatColour.minEqualNeighbourShare, `equal ${stats.equalNeighbourShare}`);
   assert.equal(classifyImage(stats, { originalWidth: width, originalHeight: height, palette: false }), 'logo');
-  assert.equal(doubtfulAlternative('logo', stats), 'photo');
+  assert.equal(doubtfulAlternative('logo', stats, { originalWidth: width, originalHeight: height, palette: false }), 'photo');
   const result = await convertImage({ image: dark, params: DEFAULT_PARAMS }, LIMITS);
   const [first, other] = result.check.attempts;
   assert.deepEqual([first?.kind, other?.kind, other?.reason], ['logo', 'photo', 'doubt']);
@@ -219,7 +219,7 @@ test('artwork saved as JPEG keeps its equal neighbours: a logo, and (it is not d
   assert.ok(stats.rampShare >= RULES.photoRamps.minRampShare, `ramps ${stats.rampShare}`);
   const facts = { originalWidth: width, originalHeight: height, palette: false };
   assert.equal(classifyImage(stats, facts), 'logo');
-  assert.equal(doubtfulAlternative('logo', stats), undefined);
+  assert.equal(doubtfulAlternative('logo', stats, facts), undefined);
   const result = await convertImage({ image: jpeg, params: DEFAULT_PARAMS }, LIMITS);
   assert.equal(result.chosen.mode, 'logo');
   assert.ok(result.check.attempts.every((attempt) => attempt.kind !== 'photo'));
