@@ -5,11 +5,12 @@
 import { blockSize, CLASSIFY_PIXELS, classifyImage, doubtfulAlternative, hasPixelGrid, mayBeInk, measureImage, type ImageKind, type ImageStats } from './analyse/classify.ts';
 import { decodeImage, sniffFormat, type DecodedImage } from './analyse/decode.ts';
 import { enhanceInput, fitToPixels, DECODE_PIXELS, prepareWithinBudget, resizeTo, sketchUpscaleFactor, workingPixelsFor, WORKING_PIXELS, type RgbaImage } from './analyse/prepare.ts';
-import type { TraceParams } from './params.ts';
+import type { CurveMode, TraceParams } from './params.ts';
 import { traceArtwork, type ArtworkTrace } from './trace/artwork.ts';
 import { type Rgb, type TracedShape, type VectorImage, withoutDegenerateSubpaths, withStraightLines } from './geometry.ts';
 import { fitInkOutlines, fitsInkOutlines, joinDiagonalInk, paintLineArt, spotColourLineArt } from './trace/line-art.ts';
 import { parseTracerSvg } from './trace/tracer-output.ts';
+import { roundPolygons } from './trace/rounded.ts';
 import { writeSvgDocument } from './write/svg.ts';
 import { writeFile } from './write/index.ts';
 import { cutOutImage } from './write/cutouts.ts';
@@ -38,6 +39,11 @@ export interface ConvertOptions {
 
 /** Control points closer than this (working pixels) to the chord make a cubic a line. */
 const STRAIGHT_TOLERANCE = 0.15;
+/**
+ * A photo traced at less than this many working pixels per original pixel (along a side) gets
+ * rounded outlines: from here on, its polygons' steps and one-pixel patches show at 100 %.
+ */
+const ROUND_BELOW_SCALE = 0.75;
 /** The self-check compares at most this many pixels: enough for an eye or a letter to count. */
 export const CHECK_PIXELS = 250_000;
 /** A retrace starts only this early in a conversion, and only if it is expected to end by RETRACE_END_MS. */
@@ -325,6 +331,9 @@ async function traceWorking(working: RgbaImage, kind: ImageKind, params: TracePa
     throw new EngineError('engine_failed', `the tracer wrote unreadable SVG: ${error instanceof Error ? error.message : String(error)}`);
   }
   if (ownInkFit) fitInkOutlines(shapes, params);
+  // A photo traced coarser than its output gets round outlines in place of the tracer's mosaic (trace/rounded.ts).
+  const rounded = roundsPolygons(params.curveMode, kind, workingScale);
+  if (rounded) roundPolygons(shapes, prepared);
   // Line art is opaque ink in the ink's colour, on one or two papers; colour shapes get their opacity back.
   if (kind === 'sketch') shapes = await paintLineArt(shapes, prepared, sketchUpscale, config, STRAIGHT_TOLERANCE);
   if (kind !== 'sketch' && stats.partialAlphaShare > 0.005) restoreOpacity(shapes, await resizeTo(source, prepared.width, prepared.height));
@@ -332,7 +341,12 @@ async function traceWorking(working: RgbaImage, kind: ImageKind, params: TracePa
     const painted = spotColourLineArt(shapes, prepared, spot);
     return { shapes: painted.shapes, width: prepared.width, height: prepared.height, background: painted.background, curveMode, upscale: sketchUpscale };
   }
-  return { shapes, width: prepared.width, height: prepared.height, background: prepared.background, curveMode, upscale: sketchUpscale };
+  return { shapes, width: prepared.width, height: prepared.height, background: prepared.background, curveMode: rounded ? 'spline' : curveMode, upscale: sketchUpscale };
+}
+
+/** Rounded outlines (trace/rounded.ts) for a photo traced this much coarser than its output, unless polygons were asked for. */
+function roundsPolygons(asked: CurveMode, kind: ImageKind, workingScale: number): boolean {
+  return asked === 'auto' && kind === 'photo' && workingScale < ROUND_BELOW_SCALE;
 }
 
 /** The tracer alone at its defaults (plainTracerConfig), transparency keyed out and partial opacity restored as on the other paths. */

@@ -7,6 +7,7 @@ import { DEFAULT_PARAMS, type TraceParams } from '../../src/engine/params.ts';
 import { countNodes } from '../../src/engine/write/svg.ts';
 import { EngineError } from '../../src/engine/types.ts';
 import { corpusImage } from './corpus.ts';
+import { greyscalePhoto } from './fixtures.ts';
 
 const LIMITS = { maxInputPixels: 100_000_000 };
 
@@ -126,6 +127,24 @@ test('explicit mode and curveMode are honoured', async () => {
   assert.deepEqual(result.chosen, { mode: 'photo', curveMode: 'polygon' });
   // polygon mode writes no curve commands
   assert.doesNotMatch(result.svg, /d="[^"]*c/);
+});
+
+test('a photo traced coarser than its output is drawn with round outlines, without seams; polygons when asked for', async () => {
+  // 2.4 MP, traced at about 0.44 MP: each working pixel is 2.3 pixels of the output.
+  const photo = await greyscalePhoto(1800, 1350, 5);
+  const result = await convertImage({ image: photo, params: params() }, LIMITS);
+  assert.deepEqual(result.chosen, { mode: 'photo', curveMode: 'spline' });
+  const data = [...result.svg.matchAll(/ d="([^"]*)"/g)].map((match) => match[1]).join(' ');
+  const quadratics = (data.match(/q/g) ?? []).length;
+  assert.ok(quadratics > 100, `rounded corners are quadratics (${quadratics} runs of them)`);
+  const onBlack = new Resvg(result.svg, { fitTo: { mode: 'width', value: 900 }, background: '#000000' }).render().pixels;
+  const onWhite = new Resvg(result.svg, { fitTo: { mode: 'width', value: 900 }, background: '#ffffff' }).render().pixels;
+  let leaking = 0;
+  for (let i = 0; i < onBlack.length; i += 4) if (Math.abs((onBlack[i] as number) - (onWhite[i] as number)) > 8) leaking++;
+  assert.equal(leaking, 0, `background shows through in ${leaking} pixels`);
+  const asked = await convertImage({ image: photo, params: params({ curveMode: 'polygon' }) }, LIMITS);
+  assert.deepEqual(asked.chosen, { mode: 'photo', curveMode: 'polygon' });
+  assert.doesNotMatch(asked.svg, /d="[^"]*[cq]/);
 });
 
 test('no seams: an opaque image renders the same on black and on white', async () => {

@@ -53,8 +53,8 @@ export function retracePlans(signatures: readonly Signature[], first: TracePlan,
         if (hasPixelGrid(stats, decoded)) add({ kind: 'pixelart', reason: signature, costFactor: 0.5 });
         break;
       case 'squares':
-        // Pixel-exact outlines on too coarse a grid: the grid made finer, or (a photograph) polygons.
-        if (params.curveMode === 'auto') add({ kind: first.kind === 'logo' ? 'photo' : first.kind, curveMode: 'polygon', reason: signature });
+        // Pixel-exact outlines on too coarse a grid: artwork traced as a photograph (its own outlines), other kinds in polygons.
+        if (params.curveMode === 'auto') add(first.kind === 'logo' ? { kind: 'photo', reason: signature } : { kind: first.kind, curveMode: 'polygon', reason: signature });
         break;
       case 'coverage':
       case 'faint':

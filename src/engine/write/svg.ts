@@ -94,6 +94,7 @@ const LOWER_C = 99;
 const LOWER_H = 104;
 const LOWER_L = 108;
 const LOWER_M = 109;
+const LOWER_Q = 113;
 const LOWER_V = 118;
 const LOWER_Z = 122;
 
@@ -199,6 +200,20 @@ function writeGeometry(text: SvgText, geometry: PathGeometry, options: PathWrite
     }
     const toX = Math.round((coords[at + 4] as number) * sx);
     const toY = Math.round((coords[at + 5] as number) * sy);
+    const control = quadraticControl(coords, at);
+    if (control) {
+      // A quadratic raised to a cubic (rounded polygons, trace/rounded.ts) is written as one: two numbers fewer.
+      writeCommand(text, LOWER_Q);
+      writeNumber(text, Math.round(control[0] * sx) - penX);
+      writeNumber(text, Math.round(control[1] * sy) - penY);
+      writeNumber(text, toX - penX);
+      writeNumber(text, toY - penY);
+      text.nodes++;
+      at += 6;
+      penX = toX;
+      penY = toY;
+      continue;
+    }
     writeCommand(text, LOWER_C);
     writeNumber(text, Math.round((coords[at] as number) * sx) - penX);
     writeNumber(text, Math.round((coords[at + 1] as number) * sy) - penY);
@@ -213,6 +228,24 @@ function writeGeometry(text: SvgText, geometry: PathGeometry, options: PathWrite
   }
   text.penX = penX;
   text.penY = penY;
+}
+
+/**
+ * The control point of the quadratic a cubic was raised from, or undefined when it is a true
+ * cubic. The cubic's start is the point before `at` (the previous step's end).
+ */
+function quadraticControl(coords: number[], at: number): [number, number] | undefined {
+  const x0 = coords[at - 2] as number;
+  const y0 = coords[at - 1] as number;
+  const x3 = coords[at + 4] as number;
+  const y3 = coords[at + 5] as number;
+  // A raised quadratic has c1 = p0 + 2/3 (q − p0) and c2 = p3 + 2/3 (q − p3): both give the same q.
+  const qx = x0 + 1.5 * ((coords[at] as number) - x0);
+  const qy = y0 + 1.5 * ((coords[at + 1] as number) - y0);
+  const tolerance = 1e-6 * (1 + Math.abs(qx) + Math.abs(qy));
+  if (Math.abs(x3 + 1.5 * ((coords[at + 2] as number) - x3) - qx) > tolerance) return undefined;
+  if (Math.abs(y3 + 1.5 * ((coords[at + 3] as number) - y3) - qy) > tolerance) return undefined;
+  return [qx, qy];
 }
 
 /**

@@ -83,3 +83,11 @@ test('writeSvgDocument writes gradient fills as definitions in the original pixe
   assert.match(svg, /<path d="[^"]+" fill="url\(#g0\)"\/>/);
   assert.match(svg, /<path d="[^"]+" fill="url\(#g1\)"\/>/);
 });
+
+test('writePathData writes a quadratic raised to a cubic as a quadratic, and a true cubic as a cubic', () => {
+  // From (0, 0) with control (3, 6) to (6, 0): c1 = 2/3 of the way to the control from the start, c2 from the end.
+  const raised = { commands: [0, 2], coords: [0, 0, 2, 4, 4, 4, 6, 0] };
+  assert.equal(writePathData([raised], { scaleX: 1, scaleY: 1, decimals: 0 }).d, 'm0 0q3 6 6 0');
+  const cubic = { commands: [0, 2], coords: [0, 0, 2, 4, 5, 4, 6, 0] };
+  assert.equal(writePathData([cubic], { scaleX: 1, scaleY: 1, decimals: 0 }).d, 'm0 0c2 4 5 4 6 0');
+});
