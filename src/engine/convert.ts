@@ -200,8 +200,13 @@ export function firstDecodePixelsOf(image: Buffer): number {
 export async function statisticsOf(decoded: DecodedImage): Promise<ImageStats> {
   const native = decoded.width === decoded.originalWidth && decoded.width * decoded.height > CLASSIFY_PIXELS ? blockSize(decoded.rgba, decoded.width, decoded.height) : undefined;
   const onItsGrid = native !== undefined && (decoded.width / native.width) * (decoded.height / native.height) <= CLASSIFY_PIXELS;
-  const sample = onItsGrid ? decoded : await fitToPixels(decoded, CLASSIFY_PIXELS);
-  return measureImage(sample.rgba, sample.width, sample.height, { ink: mayBeInk(decoded) });
+  const sample = onItsGrid || (decoded.enlargement && decoded.width * decoded.height <= CLASSIFY_PIXELS) ? decoded : await fitToPixels(decoded, CLASSIFY_PIXELS);
+  const stats = measureImage(sample.rgba, sample.width, sample.height, { ink: mayBeInk(decoded) });
+  if (!decoded.enlargement || sample !== decoded) return stats;
+  // Decoded at its own grid (decode.ts): the blocks the decode took out count with any left in it.
+  const blockWidth = stats.blockWidth * decoded.enlargement.width;
+  const blockHeight = stats.blockHeight * decoded.enlargement.height;
+  return { ...stats, blockWidth, blockHeight, pixelScale: Math.min(blockWidth, blockHeight) };
 }
 
 /** The decoded image at (at most) this many pixels: the first decode, or a larger one made once. */

@@ -466,7 +466,7 @@ export const RULES = {
     /** A small palette: what a sprite sheet holds (the emoji sheet with its glows: 460). */
     maxColours: 512,
     maxAaBlendShare: 0.06,
-    /** An indexed source of at most 256 colours (a game's palette) may shade with more of its own colours. */
+    /** An indexed source of at most 256 colours (a game's palette), or one enlarged into blocks, may shade with more of its own colours. */
     maxIndexedAaBlendShare: 0.2,
     minColourEdges: 16,
     maxEqualNeighbourShare: 0.9,
@@ -489,7 +489,10 @@ export const RULES = {
 export function isPixelArt(stats: ImageStats, facts: ImageFacts): boolean {
   const rule = RULES.pixelArt;
   const nativeLongSide = Math.max(facts.originalWidth / stats.blockWidth, facts.originalHeight / stats.blockHeight);
-  const indexed = facts.palette && stats.distinctColours <= 256;
+  // A game's palette of at most 256 colours, stored as one (an indexed source) or shown as pixels
+  // (a nearest-neighbour enlargement, every pixel a block): such art may shade with more of its own colours.
+  const enlarged = stats.blockWidth > 1 && stats.blockHeight > 1;
+  const indexed = (facts.palette || enlarged) && stats.distinctColours <= 256;
   const grey = isGrey(stats);
   return (
     nativeLongSide <= rule.maxLongSide &&

@@ -4,6 +4,8 @@
 
 import sharp, { type Metadata } from 'sharp';
 import { EngineError } from '../types.ts';
+import { blockSize } from './classify.ts';
+import { pixelWords } from './palette.ts';
 
 export type ImageFormat = 'png' | 'jpeg' | 'webp';
 
@@ -29,6 +31,11 @@ export interface DecodedImage {
   format: ImageFormat;
   /** The source stores a colour palette (indexed PNG): flat colour by construction. */
   palette: boolean;
+  /**
+   * The source is a nearest-neighbour enlargement by these whole factors (pixel art shown large),
+   * and was decoded at its own grid: every pixel of `rgba` is one block of the source.
+   */
+  enlargement?: { width: number; height: number };
 }
 
 export interface DecodeLimits {
@@ -76,6 +83,11 @@ export async function decodeImage(bytes: Buffer, limits: DecodeLimits): Promise<
   const originalHeight = swapped ? metadata.width : metadata.height;
   const working = workingSize(originalWidth, originalHeight, limits.maxWorkingPixels);
 
+  if ((working.width !== originalWidth || working.height !== originalHeight) && format !== 'jpeg') {
+    const native = await nativeGrid(bytes, options, originalWidth, originalHeight, limits.maxWorkingPixels).catch(() => undefined);
+    if (native) return { ...native, originalWidth, originalHeight, format, palette: metadata.isPalette === true };
+  }
+
   try {
     let pipeline = sharp(bytes, options).rotate();
     if (working.width !== originalWidth || working.height !== originalHeight) {
@@ -99,6 +111,55 @@ export async function decodeImage(bytes: Buffer, limits: DecodeLimits): Promise<
   } catch (error) {
     throw invalid(`the ${name} image is corrupt or truncated (${describeSharpError(error)})`);
   }
+}
+
+/**
+ * Rows at the top of a lossless source too large for its first decode that are read at full size,
+ * to find whether it is a nearest-neighbour enlargement: PNG decodes top down, so they cost a
+ * fraction of the decode. A reduced decode would blur the blocks into anti-aliasing.
+ */
+const PROBE_ROWS = 256;
+/** Colour changes along the probed rows needed before their blocks count: a plain band proves nothing. */
+const PROBE_MIN_CHANGES = 64;
+
+/**
+ * The source at its own grid when it is a nearest-neighbour enlargement by whole factors (the
+ * probed rows made of kx × ky blocks, the sides multiples of them) and that grid fits the budget;
+ * undefined otherwise. Shrinking exact blocks by their own factors gives back every source pixel.
+ */
+async function nativeGrid(
+  bytes: Buffer,
+  options: { limitInputPixels: number; failOn: 'error' },
+  width: number,
+  height: number,
+  maxPixels: number,
+): Promise<Pick<DecodedImage, 'rgba' | 'width' | 'height' | 'enlargement'> | undefined> {
+  const rows = Math.min(height, PROBE_ROWS);
+  const { data: strip } = await sharp(bytes, options)
+    .rotate()
+    .extract({ left: 0, top: 0, width, height: rows })
+    .toColourspace('srgb')
+    .ensureAlpha()
+    .raw({ depth: 'uchar' })
+    .toBuffer({ resolveWithObject: true });
+  const words = pixelWords(strip);
+  let changes = 0;
+  for (let i = 1; i < words.length && changes < PROBE_MIN_CHANGES; i++) if (i % width !== 0 && words[i] !== words[i - 1]) changes++;
+  if (changes < PROBE_MIN_CHANGES) return undefined;
+  const blocks = blockSize(strip, width, rows);
+  if (blocks.width === 1 || width % blocks.width !== 0 || height % blocks.height !== 0) return undefined;
+  const nativeWidth = width / blocks.width;
+  const nativeHeight = height / blocks.height;
+  if (nativeWidth * nativeHeight > maxPixels) return undefined;
+  const { data, info } = await sharp(bytes, options)
+    .rotate()
+    .resize(nativeWidth, nativeHeight, { fit: 'fill', kernel: 'nearest' })
+    .toColourspace('srgb')
+    .ensureAlpha()
+    .raw({ depth: 'uchar' })
+    .toBuffer({ resolveWithObject: true });
+  if (info.channels !== 4) return undefined;
+  return { rgba: data, width: info.width, height: info.height, enlargement: blocks };
 }
 
 const FORMAT_NAMES: Record<ImageFormat, string> = { png: 'PNG', jpeg: 'JPEG', webp: 'WebP' };

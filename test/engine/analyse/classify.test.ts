@@ -271,6 +271,25 @@ test('pixel art enlarged past the classifier\'s sample size is measured on its o
   assert.equal(await chosenKind(sprite), 'pixelart');
 });
 
+test('fail-safe: pixel art enlarged past the first decode stays pixel art, traced pixel-exact on its own grid', async () => {
+  const sprite = await pixelSprite(400, 7, 4); // 1600 × 1600: the first decode of a PNG is 2 MP
+  const result = await convertImage({ image: sprite, params: DEFAULT_PARAMS }, LIMITS);
+  assert.deepEqual(result.chosen, { mode: 'pixelart', curveMode: 'none' });
+  assert.doesNotMatch(result.svg, /d="[^"]*[cq]/, 'no curve: every block a square');
+});
+
+test('fail-safe: a nearest-neighbour enlargement is evidence of pixels as a stored palette is', async () => {
+  // A game's 256-colour painted title screen: its shading is over pixel art's anti-aliasing limit
+  // unless its palette says it is pixel art. Enlarged 3× and saved as RGB, its blocks say it.
+  const title = corpusImage('wide/pixelart/freedoom_titlepic_320x200.png');
+  const enlarged = await sharp(title).resize(960, 600, { kernel: 'nearest' }).png({ palette: false }).toBuffer();
+  assert.equal((await sharp(enlarged).metadata()).isPalette, false);
+  const stats = await statsOf(enlarged);
+  assert.ok(stats.aaBlendShare > RULES.pixelArt.maxAaBlendShare && stats.aaBlendShare <= RULES.pixelArt.maxIndexedAaBlendShare, `aaBlendShare ${stats.aaBlendShare}`);
+  assert.deepEqual([stats.blockWidth, stats.blockHeight], [3, 3]);
+  assert.equal(await chosenKind(enlarged), 'pixelart');
+});
+
 test('fail-safe: a small glyph on white is never ink; a colour glyph keeps its colour', async () => {
   const heart = await drawn('<svg xmlns="http://www.w3.org/2000/svg" width="48" height="48"><rect width="48" height="48" fill="#fff"/><path d="M24 42 6 24a10 10 0 0 1 18-14 10 10 0 0 1 18 14z" fill="#e11d48"/></svg>');
   const result = await convertImage({ image: heart, params: DEFAULT_PARAMS }, LIMITS);
