@@ -4,8 +4,8 @@
 // pixel 2–5 original pixels) they show as a mosaic. Each polygon becomes the quadratic B-spline of
 // its vertices: a patch of a few pixels turns into a round blot, a long side keeps its straight
 // middle, and every corner is rounded over at most CORNER working pixels, except on the picture's
-// frame. Quadratics are stored as
-// cubics (the model's one curve) and written back as quadratics (write/svg.ts).
+// frame. Quadratics are stored as cubics (the model's one curve) and written back as quadratics
+// (write/svg.ts).
 
 import { PathCommand, type PathGeometry, type TracedShape } from '../geometry.ts';
 
