@@ -200,10 +200,11 @@ export function firstDecodePixelsOf(image: Buffer): number {
 export async function statisticsOf(decoded: DecodedImage): Promise<ImageStats> {
   const native = decoded.width === decoded.originalWidth && decoded.width * decoded.height > CLASSIFY_PIXELS ? blockSize(decoded.rgba, decoded.width, decoded.height) : undefined;
   const onItsGrid = native !== undefined && (decoded.width / native.width) * (decoded.height / native.height) <= CLASSIFY_PIXELS;
-  const sample = onItsGrid || (decoded.enlargement && decoded.width * decoded.height <= CLASSIFY_PIXELS) ? decoded : await fitToPixels(decoded, CLASSIFY_PIXELS);
+  const sample = onItsGrid ? decoded : await fitToPixels(decoded, CLASSIFY_PIXELS);
   const stats = measureImage(sample.rgba, sample.width, sample.height, { ink: mayBeInk(decoded) });
+  // Decoded at its own grid (decode.ts) and measured whole: the blocks the decode took out count
+  // with any left in it. (fitToPixels returns the image itself when it fits.)
   if (!decoded.enlargement || sample !== decoded) return stats;
-  // Decoded at its own grid (decode.ts): the blocks the decode took out count with any left in it.
   const blockWidth = stats.blockWidth * decoded.enlargement.width;
   const blockHeight = stats.blockHeight * decoded.enlargement.height;
   return { ...stats, blockWidth, blockHeight, pixelScale: Math.min(blockWidth, blockHeight) };
@@ -212,11 +213,12 @@ export async function statisticsOf(decoded: DecodedImage): Promise<ImageStats> {
 /** The decoded image at (at most) this many pixels: the first decode, or a larger one made once. */
 async function decodedAt(image: AnalysedImage, pixels: number): Promise<DecodedImage> {
   const { first } = image;
-  if (pixels <= image.firstDecodePixels || first.width === first.originalWidth) return first;
+  // At its own grid (an enlargement) or at full size, the first decode holds every source pixel.
+  if (pixels <= image.firstDecodePixels || first.width === first.originalWidth || first.enlargement) return first;
   const budget = Math.min(pixels, first.originalWidth * first.originalHeight);
   let decoded = image.larger.get(budget);
   if (!decoded) {
-    decoded = await decodeImage(image.bytes, { maxInputPixels: image.maxInputPixels, maxWorkingPixels: budget });
+    decoded = await decodeImage(image.bytes, { maxInputPixels: image.maxInputPixels, maxWorkingPixels: budget, findEnlargement: false });
     image.larger.set(budget, decoded);
   }
   return decoded;

@@ -492,7 +492,7 @@ export function isPixelArt(stats: ImageStats, facts: ImageFacts): boolean {
   // A game's palette of at most 256 colours, stored as one (an indexed source) or shown as pixels
   // (a nearest-neighbour enlargement, every pixel a block): such art may shade with more of its own colours.
   const enlarged = stats.blockWidth > 1 && stats.blockHeight > 1;
-  const indexed = (facts.palette || enlarged) && stats.distinctColours <= 256;
+  const ownPalette = (facts.palette || enlarged) && stats.distinctColours <= 256;
   const grey = isGrey(stats);
   return (
     nativeLongSide <= rule.maxLongSide &&
@@ -500,7 +500,7 @@ export function isPixelArt(stats: ImageStats, facts: ImageFacts): boolean {
     // Grey images are scans (a 1-bit page, a halftone, a photograph), not drawn pixel by pixel.
     !grey &&
     stats.colourEdges >= rule.minColourEdges &&
-    stats.aaBlendShare <= (indexed ? rule.maxIndexedAaBlendShare : rule.maxAaBlendShare) &&
+    stats.aaBlendShare <= (ownPalette ? rule.maxIndexedAaBlendShare : rule.maxAaBlendShare) &&
     // Big flat areas are flat artwork (a flag, a logo), which pixel-exact tracing would make jagged.
     stats.equalNeighbourShare < rule.maxEqualNeighbourShare &&
     stats.hardAlphaShare >= rule.minHardAlphaShare

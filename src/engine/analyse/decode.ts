@@ -2,7 +2,7 @@
 // Limits come before work: the pixel limit is checked by sharp from the header,
 // so a decompression bomb is refused before any full decode.
 
-import sharp, { type Metadata } from 'sharp';
+import sharp, { type Metadata, type Sharp } from 'sharp';
 import { EngineError } from '../types.ts';
 import { blockSize } from './classify.ts';
 import { pixelWords } from './palette.ts';
@@ -43,6 +43,11 @@ export interface DecodeLimits {
   maxInputPixels: number;
   /** Trace at most this many pixels; larger images are downscaled, the SVG scaled back. */
   maxWorkingPixels: number;
+  /**
+   * Look for a nearest-neighbour enlargement when the image must be reduced (default true). A
+   * second decode of the same image leaves it out: the first already looked at the same rows.
+   */
+  findEnlargement?: boolean;
 }
 
 /** Working size that keeps the aspect ratio within a pixel budget (never upscales). */
@@ -82,23 +87,17 @@ export async function decodeImage(bytes: Buffer, limits: DecodeLimits): Promise<
   const originalWidth = swapped ? metadata.height : metadata.width;
   const originalHeight = swapped ? metadata.width : metadata.height;
   const working = workingSize(originalWidth, originalHeight, limits.maxWorkingPixels);
+  const reduced = working.width !== originalWidth || working.height !== originalHeight;
 
-  if ((working.width !== originalWidth || working.height !== originalHeight) && format !== 'jpeg') {
+  if (reduced && format !== 'jpeg' && limits.findEnlargement !== false) {
     const native = await nativeGrid(bytes, options, originalWidth, originalHeight, limits.maxWorkingPixels).catch(() => undefined);
     if (native) return { ...native, originalWidth, originalHeight, format, palette: metadata.isPalette === true };
   }
 
   try {
     let pipeline = sharp(bytes, options).rotate();
-    if (working.width !== originalWidth || working.height !== originalHeight) {
-      pipeline = pipeline.resize(working.width, working.height, { fit: 'fill', kernel: 'lanczos3' });
-    }
-    const { data, info } = await pipeline
-      .toColourspace('srgb')
-      .ensureAlpha()
-      .raw({ depth: 'uchar' })
-      .toBuffer({ resolveWithObject: true });
-    if (info.channels !== 4) throw new Error(`unexpected channel count ${info.channels}`);
+    if (reduced) pipeline = pipeline.resize(working.width, working.height, { fit: 'fill', kernel: 'lanczos3' });
+    const { data, info } = await rgbaOf(pipeline);
     return {
       rgba: data,
       width: info.width,
@@ -135,13 +134,7 @@ async function nativeGrid(
   maxPixels: number,
 ): Promise<Pick<DecodedImage, 'rgba' | 'width' | 'height' | 'enlargement'> | undefined> {
   const rows = Math.min(height, PROBE_ROWS);
-  const { data: strip } = await sharp(bytes, options)
-    .rotate()
-    .extract({ left: 0, top: 0, width, height: rows })
-    .toColourspace('srgb')
-    .ensureAlpha()
-    .raw({ depth: 'uchar' })
-    .toBuffer({ resolveWithObject: true });
+  const { data: strip } = await rgbaOf(sharp(bytes, options).rotate().extract({ left: 0, top: 0, width, height: rows }));
   const words = pixelWords(strip);
   let changes = 0;
   for (let i = 1; i < words.length && changes < PROBE_MIN_CHANGES; i++) if (i % width !== 0 && words[i] !== words[i - 1]) changes++;
@@ -151,15 +144,15 @@ async function nativeGrid(
   const nativeWidth = width / blocks.width;
   const nativeHeight = height / blocks.height;
   if (nativeWidth * nativeHeight > maxPixels) return undefined;
-  const { data, info } = await sharp(bytes, options)
-    .rotate()
-    .resize(nativeWidth, nativeHeight, { fit: 'fill', kernel: 'nearest' })
-    .toColourspace('srgb')
-    .ensureAlpha()
-    .raw({ depth: 'uchar' })
-    .toBuffer({ resolveWithObject: true });
-  if (info.channels !== 4) return undefined;
+  const { data, info } = await rgbaOf(sharp(bytes, options).rotate().resize(nativeWidth, nativeHeight, { fit: 'fill', kernel: 'nearest' }));
   return { rgba: data, width: info.width, height: info.height, enlargement: blocks };
+}
+
+/** A pipeline's pixels as straight sRGB RGBA, 8 bits a channel. */
+async function rgbaOf(pipeline: Sharp): Promise<{ data: Buffer; info: { width: number; height: number } }> {
+  const { data, info } = await pipeline.toColourspace('srgb').ensureAlpha().raw({ depth: 'uchar' }).toBuffer({ resolveWithObject: true });
+  if (info.channels !== 4) throw new Error(`unexpected channel count ${info.channels}`);
+  return { data, info };
 }
 
 const FORMAT_NAMES: Record<ImageFormat, string> = { png: 'PNG', jpeg: 'JPEG', webp: 'WebP' };

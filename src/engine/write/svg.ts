@@ -142,7 +142,16 @@ function writeGeometry(text: SvgText, geometry: PathGeometry, options: PathWrite
   let penY = text.penY;
   let startX = 0;
   let startY = 0;
+  // The current point in working coordinates, and its subpath's start: where a cubic begins.
+  let fromX = 0;
+  let fromY = 0;
+  let subpathX = 0;
+  let subpathY = 0;
   let at = 0;
+  const controlPoint = (x: number, y: number) => {
+    writeNumber(text, Math.round(x * sx) - penX);
+    writeNumber(text, Math.round(y * sy) - penY);
+  };
   for (let index = 0; index < commands.length; index++) {
     const command = commands[index] as number;
     if (command === PathCommand.close) {
@@ -152,6 +161,8 @@ function writeGeometry(text: SvgText, geometry: PathGeometry, options: PathWrite
       // After z the pen returns to the subpath start.
       penX = startX;
       penY = startY;
+      fromX = subpathX;
+      fromY = subpathY;
       continue;
     }
     if (command === PathCommand.move) {
@@ -162,8 +173,10 @@ function writeGeometry(text: SvgText, geometry: PathGeometry, options: PathWrite
         if (next === PathCommand.close) index++;
         continue;
       }
-      startX = Math.round((coords[at] as number) * sx);
-      startY = Math.round((coords[at + 1] as number) * sy);
+      subpathX = fromX = coords[at] as number;
+      subpathY = fromY = coords[at + 1] as number;
+      startX = Math.round(fromX * sx);
+      startY = Math.round(fromY * sy);
       at += 2;
       writeCommand(text, LOWER_M);
       writeNumber(text, startX - penX);
@@ -174,8 +187,10 @@ function writeGeometry(text: SvgText, geometry: PathGeometry, options: PathWrite
       continue;
     }
     if (command === PathCommand.line) {
-      const toX = Math.round((coords[at] as number) * sx);
-      const toY = Math.round((coords[at + 1] as number) * sy);
+      fromX = coords[at] as number;
+      fromY = coords[at + 1] as number;
+      const toX = Math.round(fromX * sx);
+      const toY = Math.round(fromY * sy);
       at += 2;
       // z draws the closing line itself.
       if (commands[index + 1] === PathCommand.close && toX === startX && toY === startY) continue;
@@ -200,28 +215,21 @@ function writeGeometry(text: SvgText, geometry: PathGeometry, options: PathWrite
     }
     const toX = Math.round((coords[at + 4] as number) * sx);
     const toY = Math.round((coords[at + 5] as number) * sy);
-    const control = quadraticControl(coords, at);
+    // A quadratic raised to a cubic (rounded polygons, trace/rounded.ts) is written as one: two numbers fewer.
+    const control = quadraticControl(fromX, fromY, coords, at);
     if (control) {
-      // A quadratic raised to a cubic (rounded polygons, trace/rounded.ts) is written as one: two numbers fewer.
       writeCommand(text, LOWER_Q);
-      writeNumber(text, Math.round(control[0] * sx) - penX);
-      writeNumber(text, Math.round(control[1] * sy) - penY);
-      writeNumber(text, toX - penX);
-      writeNumber(text, toY - penY);
-      text.nodes++;
-      at += 6;
-      penX = toX;
-      penY = toY;
-      continue;
+      controlPoint(control[0], control[1]);
+    } else {
+      writeCommand(text, LOWER_C);
+      controlPoint(coords[at] as number, coords[at + 1] as number);
+      controlPoint(coords[at + 2] as number, coords[at + 3] as number);
     }
-    writeCommand(text, LOWER_C);
-    writeNumber(text, Math.round((coords[at] as number) * sx) - penX);
-    writeNumber(text, Math.round((coords[at + 1] as number) * sy) - penY);
-    writeNumber(text, Math.round((coords[at + 2] as number) * sx) - penX);
-    writeNumber(text, Math.round((coords[at + 3] as number) * sy) - penY);
     writeNumber(text, toX - penX);
     writeNumber(text, toY - penY);
     text.nodes++;
+    fromX = coords[at + 4] as number;
+    fromY = coords[at + 5] as number;
     at += 6;
     penX = toX;
     penY = toY;
@@ -231,12 +239,10 @@ function writeGeometry(text: SvgText, geometry: PathGeometry, options: PathWrite
 }
 
 /**
- * The control point of the quadratic a cubic was raised from, or undefined when it is a true
- * cubic. The cubic's start is the point before `at` (the previous step's end).
+ * The control point of the quadratic a cubic (from x0, y0; its points at coords[at]) was raised
+ * from, or undefined when it is a true cubic.
  */
-function quadraticControl(coords: number[], at: number): [number, number] | undefined {
-  const x0 = coords[at - 2] as number;
-  const y0 = coords[at - 1] as number;
+function quadraticControl(x0: number, y0: number, coords: number[], at: number): [number, number] | undefined {
   const x3 = coords[at + 4] as number;
   const y3 = coords[at + 5] as number;
   // A raised quadratic has c1 = p0 + 2/3 (q − p0) and c2 = p3 + 2/3 (q − p3): both give the same q.
