@@ -7,7 +7,7 @@
 // for the size they are seen at; large ones are segmented on a reduced grid (the cost of
 // segmenting grows with the pixels) and traced at their working size.
 
-import type { Config } from '@neplex/vectorizer';
+import { Hierarchical, type Config } from '@neplex/vectorizer';
 import sharp from 'sharp';
 import { CORNER_ISOLATION, fitOutlines, type CurveOptions } from './curves.ts';
 import type { TracedShape } from '../geometry.ts';
@@ -183,7 +183,8 @@ async function traceLabels(labels: Int32Array, width: number, height: number, co
       painted++;
     }
     if (painted === 0) continue;
-    const svg = await runTracer(pixels, width, height, config);
+    // Translucent regions side by side, not stacked: one over another would show through it twice.
+    const svg = await runTracer(pixels, width, height, layer ? { ...config, hierarchical: Hierarchical.Cutout } : config);
     for (const shape of parseTracerSvg(svg, STRAIGHT_TOLERANCE)) {
       if (shape.fill.kind !== 'flat') continue;
       const { r, g, b } = shape.fill.color;

@@ -191,6 +191,32 @@ test('a faint dark fringe left by resampling is not drawn as a line', async () =
   }
 });
 
+test('translucent regions lie side by side: a translucent disc inside a translucent square does not show the square through it', async () => {
+  // A blue square at half opacity holding a red disc at half opacity, on transparency (a glass
+  // highlight on a shadow). Stacked, the square's shape would run under the disc: purple, and
+  // three quarters opaque there.
+  const image = await drawn(64, 64, (x, y) => {
+    if (Math.hypot(x - 32, y - 32) < 12) return [220, 30, 30, 128];
+    return x > 8 && x < 56 && y > 8 && y < 56 ? [30, 30, 220, 128] : null;
+  });
+  const { svg } = await traced(image);
+  const { pixels, width } = render(svg, 64 * 4, 'rgba(0, 0, 0, 0)');
+  const at = (x: number, y: number) => {
+    // resvg's pixels are premultiplied: straight colour is colour ÷ alpha.
+    const i = (y * 4 * width + x * 4) * 4;
+    const a = pixels[i + 3] as number;
+    const straight = (c: number) => (a === 0 ? 0 : ((pixels[i + c] as number) * 255) / a);
+    return { r: straight(0), b: straight(2), a };
+  };
+  for (const [x, y] of [[32, 32], [28, 34], [36, 30]] as const) {
+    const disc = at(x, y);
+    assert.ok(Math.abs(disc.a - 128) <= 24, `disc at ${x},${y}: alpha ${disc.a}`);
+    assert.ok(disc.b < 80 && disc.r > 120, `disc at ${x},${y}: red ${disc.r.toFixed(0)}, blue ${disc.b.toFixed(0)}`);
+  }
+  const square = at(14, 14);
+  assert.ok(Math.abs(square.a - 128) <= 24 && square.b > 120, `square: alpha ${square.a}, blue ${square.b.toFixed(0)}`);
+});
+
 test('a square stays a square (straight sides, sharp corners) and a disc stays round', async () => {
   const image = await drawn(96, 64, (x, y) => {
     if (x >= 8.4 && x < 40.4 && y >= 16.2 && y < 48.2) return [30, 90, 200, 255];
