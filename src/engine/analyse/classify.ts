@@ -19,6 +19,11 @@ export interface ImageStats {
   distinctColours: number;
   /** Share of horizontally adjacent opaque pixel pairs that are exactly equal. */
   equalNeighbourShare: number;
+  /**
+   * As equalNeighbourShare, leaving out the pairs that are both the plain ground the image sits on
+   * (the colour of its border, where the border is plain): how flat the artwork itself is.
+   */
+  equalOffGroundShare: number;
   /** Of the unequal adjacent pairs, the share that differ only slightly (anti-aliasing, gradients, noise). */
   softEdgeShare: number;
   /**
@@ -240,7 +245,9 @@ function antiAliasingBlends(rgba: Buffer, width: number, height: number, opaque:
     middleCounts.set(keyAt(p), (middleCounts.get(keyAt(p)) ?? 0) + 1);
   }
   // A shade of its own: rare, or used almost only between two other colours, as anti-aliasing is.
-  const rareBelow = Math.max(RARE_COLOUR_COUNT, opaque * RARE_COLOUR_SHARE);
+  // Rare among the artwork's pixels: a ground of one colour (a sprite flattened on white) is not counted.
+  const ground = Math.max(0, ...counts.values());
+  const rareBelow = Math.max(RARE_COLOUR_COUNT, (opaque - ground) * RARE_COLOUR_SHARE);
   const manyColours = counts.size >= BETWEEN_MIN_COLOURS;
   const ownShade = (key: number) => {
     const count = counts.get(key) ?? 0;
@@ -259,8 +266,10 @@ function measurePixels(rgba: Buffer, width: number, height: number, options: Mea
   let chroma = 0;
   let dark = 0;
   let extreme = 0;
+  const border = plainBorder(rgba, width, height);
   let equalPairs = 0;
   let unequalPairs = 0;
+  let groundPairs = 0;
   let softPairs = 0;
   let rampRuns = 0;
   let ramps = 0;
@@ -345,8 +354,10 @@ function measurePixels(rgba: Buffer, width: number, height: number, options: Mea
         const dg = Math.abs(g - (rgba[i + 5] as number));
         const db = Math.abs(b - (rgba[i + 6] as number));
         const difference = dr + dg + db;
-        if (difference === 0) equalPairs++;
-        else {
+        if (difference === 0) {
+          equalPairs++;
+          if (key === border.ground) groundPairs++;
+        } else {
           unequalPairs++;
           if (difference < 48) softPairs++;
         }
@@ -372,13 +383,14 @@ function measurePixels(rgba: Buffer, width: number, height: number, options: Mea
   const blends = distinct <= MAX_BLEND_COLOURS ? antiAliasingBlends(rgba, width, height, opaque) : { share: 1, edges: 0 };
   return {
     aaBlendShare: blends.share,
-    plainBorderShare: plainBorderShare(rgba, width, height),
+    plainBorderShare: border.share,
     colourEdges: blends.edges,
     pixels,
     transparentShare,
     partialAlphaShare: partial / pixels,
     distinctColours: distinct,
     equalNeighbourShare: equalPairs / Math.max(1, equalPairs + unequalPairs),
+    equalOffGroundShare: (equalPairs - groundPairs) / Math.max(1, equalPairs - groundPairs + unequalPairs),
     softEdgeShare: softPairs / Math.max(1, unequalPairs),
     rampShare: ramps / Math.max(1, rampRuns),
     hardAlphaShare: alphaSteps === 0 ? 1 : hardAlphaSteps / alphaSteps,
@@ -394,15 +406,17 @@ function measurePixels(rgba: Buffer, width: number, height: number, options: Mea
   };
 }
 
+/** A border this much of one colour is a plain ground the image sits on. */
+const PLAIN_GROUND_SHARE = 0.5;
 /** A border pixel this close to the border's median colour (sum of channel differences) is the ground. */
 const PLAIN_GROUND_DIFFERENCE = 36;
 
-function plainBorderShare(rgba: Buffer, width: number, height: number): number {
+function plainBorder(rgba: Buffer, width: number, height: number): { share: number; ground?: number } {
   const ring: number[] = [];
   for (let x = 0; x < width; x++) ring.push(x, (height - 1) * width + x);
   for (let y = 1; y + 1 < height; y++) ring.push(y * width, y * width + width - 1);
   const opaque = ring.filter((p) => (rgba[p * 4 + 3] as number) >= 128);
-  if (opaque.length === 0) return 0;
+  if (opaque.length === 0) return { share: 0 };
   const median = (c: number) => {
     const values = opaque.map((p) => rgba[p * 4 + c] as number).sort((a, b) => a - b);
     return values[values.length >> 1] as number;
@@ -414,7 +428,8 @@ function plainBorderShare(rgba: Buffer, width: number, height: number): number {
     for (let c = 0; c < 3; c++) difference += Math.abs((rgba[p * 4 + c] as number) - (ground[c] as number));
     if (difference <= PLAIN_GROUND_DIFFERENCE) plain++;
   }
-  return plain / ring.length;
+  const share = plain / ring.length;
+  return share >= PLAIN_GROUND_SHARE ? { share, ground: ((ground[0] as number) << 16) | ((ground[1] as number) << 8) | (ground[2] as number) } : { share };
 }
 
 type Matrix3 = readonly (readonly [number, number, number])[];
@@ -501,8 +516,9 @@ export function isPixelArt(stats: ImageStats, facts: ImageFacts): boolean {
     !grey &&
     stats.colourEdges >= rule.minColourEdges &&
     stats.aaBlendShare <= (ownPalette ? rule.maxIndexedAaBlendShare : rule.maxAaBlendShare) &&
-    // Big flat areas are flat artwork (a flag, a logo), which pixel-exact tracing would make jagged.
-    stats.equalNeighbourShare < rule.maxEqualNeighbourShare &&
+    // Big flat areas are flat artwork (a flag, a logo), which pixel-exact tracing would make jagged;
+    // a plain ground around a sprite (one flattened on white) is not the artwork's.
+    stats.equalOffGroundShare < rule.maxEqualNeighbourShare &&
     stats.hardAlphaShare >= rule.minHardAlphaShare
   );
 }

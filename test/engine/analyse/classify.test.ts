@@ -45,6 +45,20 @@ test('pixel art enlarged 4× by repeating pixels is measured at its own grid and
   assert.equal(await chosenKind(enlarged), 'pixelart');
 });
 
+test('fail-safe: pixel art flattened on white stays pixel art — its white ground is neither a rare shade nor the artwork\'s flat area', async () => {
+  // A terrain tile sheet (corpus): on white, four in five neighbours are the ground's.
+  const terrain = await sharp(corpusImage('pixelart/grafxkid_grassland_terrain.png')).flatten({ background: '#ffffff' }).png().toBuffer();
+  const terrainStats = await statsOf(terrain);
+  assert.ok(terrainStats.equalNeighbourShare >= RULES.pixelArt.maxEqualNeighbourShare, `equal ${terrainStats.equalNeighbourShare}`);
+  assert.ok(terrainStats.equalOffGroundShare < RULES.pixelArt.maxEqualNeighbourShare, `equal off the ground ${terrainStats.equalOffGroundShare}`);
+  assert.equal(await chosenKind(terrain), 'pixelart');
+  // A game sprite (wide/, tune part): counted against the white, its shades were rare enough to read as anti-aliasing.
+  const sprite = await sharp(corpusImage('wide/pixelart/freedoom_sprite_sawgc0.png')).flatten({ background: '#ffffff' }).png().toBuffer();
+  const spriteStats = await statsOf(sprite);
+  assert.ok(spriteStats.aaBlendShare <= RULES.pixelArt.maxAaBlendShare, `aaBlendShare ${spriteStats.aaBlendShare}`);
+  assert.equal(await chosenKind(sprite), 'pixelart');
+});
+
 test('an anti-aliased 32 px icon is logo, not pixel art: its edges are blends and its alpha is soft', async () => {
   const icon = await antiAliasedIcon(32);
   const stats = await statsOf(icon);
