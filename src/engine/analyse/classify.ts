@@ -487,7 +487,7 @@ export const RULES = {
     maxEqualNeighbourShare: 0.9,
     minHardAlphaShare: 0.9,
   },
-  inkOnPaper: { minPaperLuma: 80, minContrast: 40, maxOffLineShare: 0.1, maxSaturatedOffLineShare: 0.01, maxContinuousToneShare: 0.0025 },
+  inkOnPaper: { minPaperLuma: 120, minContrast: 40, maxOffLineShare: 0.1, maxSaturatedOffLineShare: 0.01, maxContinuousToneShare: 0.0025 },
   inkWithoutPaper: { maxMeanChroma: 8, minDarkShare: 0.1 },
   icon: { maxLongSide: 128, minPlainBorderShare: 0.7, thumbnailMaxEqual: 0.5 },
   photoDoubt: { minEqualNeighbourShare: 0.25 },

@@ -254,6 +254,14 @@ test('fail-safe: a small greyscale photograph is a photo, not an icon and not in
   }
 });
 
+test('fail-safe: a small greyscale photograph of a dark texture is a photo — the light parts of bricks are no paper', async () => {
+  // wide/ (tune part), saved in grey: its mortar is the lightest tone, and its shading is too small to count as continuous.
+  const bricks = await sharp(corpusImage('wide/photo/small_wuffs_bricks_160x120.jpeg')).greyscale().png().toBuffer();
+  const stats = await statsOf(bricks);
+  assert.ok(stats.ink === undefined || stats.ink.paperLuma < RULES.inkOnPaper.minPaperLuma, `paper luma ${stats.ink?.paperLuma}`);
+  assert.equal(await chosenKind(bricks), 'photo');
+});
+
 test('fail-safe: an icon on a plain ground saved as JPEG is a logo; a thumbnail of a photograph fills its frame and is a photo', async () => {
   // JPEG noise takes the icon's equal neighbours; its ground stays plain along its edge.
   const icon = await sharp(corpusImage('wide/small/fa_heart_red_48_white.png')).jpeg({ quality: 70 }).toBuffer();
