@@ -195,7 +195,7 @@ const BETWEEN_MIN_COLOURS = 12;
 const BLEND_TOLERANCE = 8;
 
 /** The share of colour edges bridged by a blend in a rare colour (ImageStats.aaBlendShare). */
-function antiAliasingBlends(rgba: Buffer, width: number, height: number, opaque: number): { share: number; edges: number } {
+function antiAliasingBlends(rgba: Buffer, width: number, height: number, opaque: number, ground: number | undefined): { share: number; edges: number } {
   const keyAt = (p: number) => ((rgba[p * 4] as number) << 16) | ((rgba[p * 4 + 1] as number) << 8) | (rgba[p * 4 + 2] as number);
   const counts = new Map<number, number>();
   for (let p = 0; p < width * height; p++) {
@@ -245,9 +245,9 @@ function antiAliasingBlends(rgba: Buffer, width: number, height: number, opaque:
     middleCounts.set(keyAt(p), (middleCounts.get(keyAt(p)) ?? 0) + 1);
   }
   // A shade of its own: rare, or used almost only between two other colours, as anti-aliasing is.
-  // Rare among the artwork's pixels: a ground of one colour (a sprite flattened on white) is not counted.
-  const ground = Math.max(0, ...counts.values());
-  const rareBelow = Math.max(RARE_COLOUR_COUNT, (opaque - ground) * RARE_COLOUR_SHARE);
+  // Rare among the artwork's pixels: the plain ground it sits on (a sprite flattened on white) is not counted.
+  const groundPixels = ground === undefined ? 0 : (counts.get(ground) ?? 0);
+  const rareBelow = Math.max(RARE_COLOUR_COUNT, (opaque - groundPixels) * RARE_COLOUR_SHARE);
   const manyColours = counts.size >= BETWEEN_MIN_COLOURS;
   const ownShade = (key: number) => {
     const count = counts.get(key) ?? 0;
@@ -380,7 +380,7 @@ function measurePixels(rgba: Buffer, width: number, height: number, options: Mea
     [srb / opaqueOrOne - mean.r * mean.b, sgb / opaqueOrOne - mean.g * mean.b, sbb / opaqueOrOne - mean.b * mean.b],
   ] as const;
   const farFromAxis = offAxisShare(rgba, mean, principalAxis(covarianceMatrix), opaque);
-  const blends = distinct <= MAX_BLEND_COLOURS ? antiAliasingBlends(rgba, width, height, opaque) : { share: 1, edges: 0 };
+  const blends = distinct <= MAX_BLEND_COLOURS ? antiAliasingBlends(rgba, width, height, opaque, border.ground) : { share: 1, edges: 0 };
   return {
     aaBlendShare: blends.share,
     plainBorderShare: border.share,
