@@ -177,31 +177,38 @@ async function traceLabels(labels: Int32Array, width: number, height: number, co
     shape.opacity = paint.opacity;
     shapes.push(shape);
   };
-  for (const box of regionBoxes(labels, width, height, colours.length)) {
-    if (!translucent[box.region]) continue;
-    for (const shape of await traceRegionAlone(labels, width, box, config)) painted(shape, box.region);
-  }
+  const boxes = regionBoxes(labels, width, height, colours.length).filter((box) => translucent[box.region]);
+  // Many large boxes (bands of a translucent diagonal gradient) would cost more than they are
+  // worth: past the budget, the translucent regions are traced together, stacked, as before.
+  const boxPixels = boxes.reduce((sum, box) => sum + (box.x1 - box.x0 + 2) * (box.y1 - box.y0 + 2), 0);
+  const alone = boxPixels <= ALONE_BUDGET * width * height;
+  if (alone) for (const box of boxes) for (const shape of await traceRegionAlone(labels, width, box, config)) painted(shape, box.region);
   const regionOf = new Map<number, number>();
   colours.forEach((word, region) => regionOf.set(word, region));
-  const pixels = Buffer.alloc(width * height * 4);
-  const words = new Uint32Array(pixels.buffer, pixels.byteOffset, width * height);
-  let opaque = 0;
-  for (let i = 0; i < labels.length; i++) {
-    const label = labels[i] as number;
-    if (label < 0 || translucent[label]) continue;
-    words[i] = rgbaWord(colours[label] as number);
-    opaque++;
-  }
-  if (opaque === 0) return shapes;
-  const svg = await runTracer(pixels, width, height, config);
-  for (const shape of parseTracerSvg(svg, STRAIGHT_TOLERANCE)) {
-    if (shape.fill.kind !== 'flat') continue;
-    const { r, g, b } = shape.fill.color;
-    // A patch the tracer merged into a shape shifts its mean colour a little: the nearest region colour is its own.
-    painted(shape, regionOf.get((r << 16) | (g << 8) | b) ?? nearestRegion(colours, r, g, b, (candidate) => !translucent[candidate]));
+  for (const layer of alone ? [false] : [true, false]) {
+    const pixels = Buffer.alloc(width * height * 4);
+    const words = new Uint32Array(pixels.buffer, pixels.byteOffset, width * height);
+    let count = 0;
+    for (let i = 0; i < labels.length; i++) {
+      const label = labels[i] as number;
+      if (label < 0 || translucent[label] !== layer) continue;
+      words[i] = rgbaWord(colours[label] as number);
+      count++;
+    }
+    if (count === 0) continue;
+    const svg = await runTracer(pixels, width, height, config);
+    for (const shape of parseTracerSvg(svg, STRAIGHT_TOLERANCE)) {
+      if (shape.fill.kind !== 'flat') continue;
+      const { r, g, b } = shape.fill.color;
+      // A patch the tracer merged into a shape shifts its mean colour a little: the nearest region colour is its own.
+      painted(shape, regionOf.get((r << 16) | (g << 8) | b) ?? nearestRegion(colours, r, g, b, (candidate) => translucent[candidate] === layer));
+    }
   }
   return shapes;
 }
+
+/** Translucent regions are traced alone while their boxes add up to at most this many traced grids. */
+const ALONE_BUDGET = 4;
 
 /** A colour 0xRRGGBB as an opaque RGBA pixel read as a little-endian word (A B G R). */
 function rgbaWord(word: number): number {
