@@ -6,6 +6,7 @@
 // round shape takes a few curves whatever the grid it was traced on.
 
 import { fitCubics } from './cubic-fit.ts';
+import { ellipseCubics, fitEllipse } from './ellipse-fit.ts';
 import { PathCommand, type PathGeometry } from '../geometry.ts';
 
 export interface CurveOptions {
@@ -456,6 +457,14 @@ export function fitOutlines(geometry: PathGeometry, options: CurveOptions): Path
     if (loop.length < 3) continue;
     const sharpened = sharpenCorners(loop, options);
     const sampled = sampleLoop(sharpened.loop, sharpened.corners, options.sampleStep);
+    // A loop without corners that keeps close to one ellipse is drawn as that ellipse (ellipse-fit.ts).
+    const ellipse = sharpened.corners.length === 0 ? fitEllipse(sharpened.loop, sampled.points, options.tolerance) : null;
+    if (ellipse) {
+      const { start, cubics } = ellipseCubics(ellipse);
+      out.commands.push(PathCommand.move, PathCommand.cubic, PathCommand.cubic, PathCommand.cubic, PathCommand.cubic, PathCommand.close);
+      out.coords.push(start[0], start[1], ...cubics);
+      continue;
+    }
     const points = smoothLoop(sampled.points, sampled.fixed, options.smoothing / options.sampleStep);
     const isCut = new Uint8Array(points.length);
     const cuts = sampled.cornerAt.length > 0 ? [...sampled.cornerAt] : [0];
