@@ -11,6 +11,17 @@ const MIXTURE_REACH = 2;
 const MIXTURE_CANDIDATES = 6;
 /** Two neighbours this close in colour (sum of channel differences) have no edge between them to anti-alias. */
 const MIXTURE_MIN_CONTRAST = 24;
+/**
+ * A dark dot's core (dotCores) is a side of the slivers around it when it is at least this many
+ * times their size; any other thin region must be four times their size and 8 pixels.
+ */
+const CORE_SIDE_RATIO = 2;
+/** A dot's core is at most this many pixels: larger thin regions are lines, whose rims are their own. */
+const CORE_MAX_PIXELS = 16;
+/** A dot's core is darker than every region it touches, and this much (luma, 0–255) darker than the lightest. */
+const CORE_CONTRAST = 32;
+/** A dot's core is opaque (mean alpha, 0–255). */
+const CORE_MIN_ALPHA = 250;
 
 /**
  * Pass 1. A thin region whose mean colour lies on the segment between the colours of two of
@@ -36,6 +47,7 @@ export function dissolveMixtures(
     }
   }
   if (thinCount === 0) return labels;
+  const core = dotCores(labels, count, sums, thin, width, height);
   // The pixels of each thin region, in one array (offsets per region).
   const start = new Int32Array(count + 1);
   for (const label of labels) if (thin[label]) start[label + 1] = (start[label + 1] as number) + 1;
@@ -71,6 +83,7 @@ export function dissolveMixtures(
     // pixels of the sliver (an anti-aliased edge can be several pixels wide), nearer ones weighing more.
     let found = 0;
     const size = pixelCount(sums, region * MOMENT_STRIDE);
+    const opaque = (meanOf(sums, region * MOMENT_STRIDE)[3] as number) >= CORE_MIN_ALPHA;
     for (let k = start[region] as number; k < (start[region + 1] as number); k++) {
       const i = members[k] as number;
       const x = i % width;
@@ -82,8 +95,14 @@ export function dissolveMixtures(
           const nx = x + dx;
           if (nx < 0 || nx >= width) continue;
           const other = labels[ny * width + nx] as number;
-          // A thin region is a side only when much larger than the sliver: a line or a letter's stroke.
-          if (other === region || (thin[other] && pixelCount(sums, other * MOMENT_STRIDE) < Math.max(8, 4 * size))) continue;
+          // A thin region is a side only when much larger than the sliver (a line or a letter's
+          // stroke), or when it is the dark core of a dot a few pixels across (an eye, whose grey
+          // rim is the anti-aliasing between it and the face, not a shape of its own).
+          if (other === region) continue;
+          if (thin[other]) {
+            const otherSize = pixelCount(sums, other * MOMENT_STRIDE);
+            if (otherSize < Math.max(8, 4 * size) && !(core[other] && opaque && otherSize >= CORE_SIDE_RATIO * size)) continue;
+          }
           const weight = 1 / (dx * dx + dy * dy);
           let at = 0;
           while (at < found && sideLabel[at] !== other) at++;
@@ -172,4 +191,45 @@ export function dissolveMixtures(
     }
   }
   return out;
+}
+
+/**
+ * Thin regions of at most CORE_MAX_PIXELS darker than every region they touch: the core of a
+ * dark dot (an emoji's eye two pixels across), not the anti-aliasing between two others, which lies
+ * between its sides. Light ones are left out: a small highlight's rim is mostly its glow, and
+ * taking it as anti-aliasing cost the tune icons that have them (docs/decisions.md).
+ */
+function dotCores(labels: Int32Array, count: number, sums: Float64Array, thin: Uint8Array, width: number, height: number): Uint8Array {
+  const luma = new Float64Array(count);
+  const candidate = new Uint8Array(count);
+  for (let region = 0; region < count; region++) {
+    const [r, g, b, a] = meanOf(sums, region * MOMENT_STRIDE);
+    // Premultiplied colours, seen over white as a shape on transparency is.
+    luma[region] = 0.299 * r + 0.587 * g + 0.114 * b + (255 - a);
+    // Opaque cores, for opaque slivers only: against transparency a rim is coverage, weighed apart.
+    candidate[region] = thin[region] && a >= CORE_MIN_ALPHA && pixelCount(sums, region * MOMENT_STRIDE) <= CORE_MAX_PIXELS ? 1 : 0;
+  }
+  const darkest = new Uint8Array(count).fill(1);
+  const contrast = new Float64Array(count);
+  const compare = (here: number, other: number): void => {
+    if (here < 0 || other < 0 || here === other || !candidate[here]) return;
+    const difference = (luma[other] as number) - (luma[here] as number);
+    if (difference < 0) darkest[here] = 0;
+    contrast[here] = Math.max(contrast[here] as number, difference);
+  };
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const i = y * width + x;
+      const here = labels[i] as number;
+      if (x + 1 < width) {
+        compare(here, labels[i + 1] as number);
+        compare(labels[i + 1] as number, here);
+      }
+      if (y + 1 < height) {
+        compare(here, labels[i + width] as number);
+        compare(labels[i + width] as number, here);
+      }
+    }
+  }
+  return Uint8Array.from({ length: count }, (_, region) => (candidate[region] && darkest[region] && (contrast[region] as number) >= CORE_CONTRAST ? 1 : 0));
 }

@@ -72,3 +72,35 @@ test('against transparency, a translucent rim a quarter opaque or more in anothe
   assert.notEqual(labels, faint.labels);
   for (let i = 0; i < labels.length; i++) assert.equal(labels[i], faint.labels[i] === 2 ? 0 : faint.labels[i], `pixel ${i}`);
 });
+
+test('the grey rim of a dark dot a few pixels across joins the dot or the ground, and a lighter dot’s rim stays', () => {
+  // A dog emoji's eye at 32 px: a dark core of four pixels (region 1) on cream (region 0), with
+  // four single rim pixels (regions 2–5) part dark and part cream. The core is thin and under the
+  // 8 pixels any other side must have; as the darkest thing around, it is still a side.
+  const CREAM: RgbaColour = [255, 234, 200, 255];
+  const DARK: RgbaColour = [47, 47, 47, 255];
+  const rims: Record<string, [number, number]> = { '9,9': [2, 0.7], '12,10': [3, 0.35], '9,11': [4, 0.75], '12,11': [5, 0.3] };
+  const dot = (core: RgbaColour) =>
+    segmentationOf(24, 24, (x, y) => {
+      if ((x === 10 || x === 11) && (y === 10 || y === 11)) return [1, core];
+      const rim = rims[`${x},${y}`];
+      if (rim) return [rim[0], mix(core, CREAM, rim[1])];
+      return [0, CREAM];
+    });
+  const eye = dot(DARK);
+  const labels = dissolve(eye);
+  // Each rim pixel goes to the side it is closer to: mostly dark to the eye, mostly cream to the face.
+  assert.equal(labels[9 * 24 + 9], 0, 'a rim pixel 70 % cream');
+  assert.equal(labels[10 * 24 + 12], 1, 'a rim pixel 35 % cream');
+  assert.equal(labels[11 * 24 + 9], 0, 'a rim pixel 75 % cream');
+  assert.equal(labels[11 * 24 + 12], 1, 'a rim pixel 30 % cream');
+  // A light dot on a dark ground is a highlight, whose rim is kept as its glow.
+  const DUSK: RgbaColour = [40, 40, 60, 255];
+  const glint = segmentationOf(24, 24, (x, y) => {
+    if ((x === 10 || x === 11) && (y === 10 || y === 11)) return [1, CREAM];
+    const rim = rims[`${x},${y}`];
+    if (rim) return [rim[0], mix(CREAM, DUSK, rim[1])];
+    return [0, DUSK];
+  });
+  assert.equal(dissolve(glint), glint.labels);
+});
