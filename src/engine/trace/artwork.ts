@@ -362,7 +362,7 @@ export async function traceArtwork(working: RgbaImage, params: TraceParams, curv
     shapes = await traceLabels(labels, fineWidth, fineHeight, labelColours(segmentation), paints, config);
   }
   if (curveMode === 'spline') {
-    const options = curveOptions(params, fineWidth / working.width);
+    const options = { ...curveOptions(params, fineWidth / working.width), stairStep: grid.factor > 1 ? grid.factor : undefined };
     for (const shape of shapes) shape.paths = shape.paths.map((path) => fitOutlines(path, options));
   }
   snapToFrame(shapes, fineWidth, fineHeight);

@@ -36,6 +36,12 @@ export interface CurveOptions {
    * tracer's polygons); unset for pixel outlines, whose every window holds several steps.
    */
   cornerIsolation?: number;
+  /**
+   * The side (traced pixels) of the pixels the region map was drawn from, when it was drawn finer
+   * than them: a diagonal edge there can come out as a staircase of such pixels, whose every step
+   * would read as a corner (stairsFlattened).
+   */
+  stairStep?: number;
 }
 
 type Point = [number, number];
@@ -449,12 +455,108 @@ function tangentAt(points: Point[], i: number, span: number): Point {
   return unit(after[0] - before[0], after[1] - before[1]);
 }
 
+/** Edges in a row that make a staircase: at least this many, turning left and right in turn. */
+const STAIR_EDGES = 3;
+/** A staircase's tread (the edges along its other axis) is at most this many steps long. */
+const STAIR_TREAD = 8;
+
+/**
+ * A staircase of `step`-sized steps (axis-aligned edges at most a step long, turning left and right
+ * in turn, three edges or more) drawn through the middles of its edges: the diagonal or the curve
+ * it stands for. The region map of a small image is drawn finer than its pixels, with each edge
+ * placed from the anti-aliasing; where that cannot tell the position (an edge at 45°, one pixel of
+ * ramp per row) the map keeps the pixels' steps, and each step, a pixel across, turned as sharply
+ * as a corner within the corner span: a circle's edge came out as a straight line, a notch and a
+ * curve. One step alone (a notch) is left as it is.
+ */
+export function stairsFlattened(loop: Point[], step: number): Point[] {
+  const n = loop.length;
+  if (n < STAIR_EDGES + 1) return loop;
+  const limit = step * 1.01;
+  const at = (i: number): Point => loop[((i % n) + n) % n] as Point;
+  // Edge i runs from vertex i to vertex i + 1: 0 along x, 1 along y, -1 when not a stair edge
+  // (slanted, or longer than a stair's tread can be); short when at most a step long.
+  const axis = new Int8Array(n).fill(-1);
+  const short = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    const [ax, ay] = at(i);
+    const [bx, by] = at(i + 1);
+    const dx = Math.abs(bx - ax);
+    const dy = Math.abs(by - ay);
+    if (dy < 1e-9 && dx > 0 && dx <= STAIR_TREAD * limit) axis[i] = 0;
+    else if (dx < 1e-9 && dy > 0 && dy <= STAIR_TREAD * limit) axis[i] = 1;
+    short[i] = Math.max(dx, dy) <= limit ? 1 : 0;
+  }
+  // The way the outline turns at vertex i (between edges i - 1 and i): -1, 0 or 1.
+  const turnAt = (i: number): number => {
+    const [ax, ay] = at(i - 1);
+    const [bx, by] = at(i);
+    const [cx, cy] = at(i + 1);
+    return Math.sign((bx - ax) * (cy - by) - (by - ay) * (cx - bx));
+  };
+  // linked[i]: edge i carries on the staircase of edge i - 1 (both stair edges, across each
+  // other, and turning the other way from the vertex before when that one is in it too).
+  const joins = (i: number): boolean => {
+    const previous = (i - 1 + n) % n;
+    return (axis[i] as number) >= 0 && (axis[previous] as number) >= 0 && axis[i] !== axis[previous];
+  };
+  const linked = new Uint8Array(n);
+  // Start where a staircase cannot carry on from the edge before, so every run is read from its start.
+  let begin = -1;
+  for (let i = 0; i < n && begin < 0; i++) if (!joins(i)) begin = i;
+  if (begin < 0) return loop;
+  for (let k = 1; k <= n; k++) {
+    const i = (begin + k) % n;
+    const previous = (i - 1 + n) % n;
+    linked[i] = joins(i) && (!linked[previous] || turnAt(i) === -turnAt(previous)) ? 1 : 0;
+  }
+  // Runs of linked edges of STAIR_EDGES or more: their inner vertices give way to the edges' middles.
+  const inner = new Uint8Array(n);
+  const middle = new Uint8Array(n);
+  for (let k = 0; k < n; k++) {
+    const first = (begin + k) % n;
+    if (linked[first] || !linked[(first + 1) % n]) continue;
+    let last = (first + 1) % n;
+    while (linked[(last + 1) % n] && (last + 1) % n !== first) last = (last + 1) % n;
+    if (((last - first + n) % n) + 1 < STAIR_EDGES) continue;
+    // A staircase rises a step at a time along one axis (its treads may be long: a shallow line):
+    // its inner edges along one of the two axes are all a step or shorter. An end edge along that
+    // axis and longer is the side the staircase leaves from, not a step of it.
+    const allShort = [true, true];
+    for (let i = (first + 1) % n; i !== last; i = (i + 1) % n) if (!short[i]) allShort[axis[i] as number] = false;
+    if (!allShort[0] && !allShort[1]) continue;
+    const rise = allShort[0] ? 0 : 1;
+    let from = first;
+    let to = last;
+    if (axis[from] === rise && !short[from]) from = (from + 1) % n;
+    if (axis[to] === rise && !short[to]) to = (to - 1 + n) % n;
+    const edges = ((to - from + n) % n) + 1;
+    if (edges < STAIR_EDGES || edges > n) continue;
+    for (let e = 0, i = from; e < edges; e++, i = (i + 1) % n) {
+      middle[i] = 1;
+      if (e > 0) inner[i] = 1;
+    }
+  }
+  if (!middle.includes(1)) return loop;
+  const out: Point[] = [];
+  for (let i = 0; i < n; i++) {
+    if (!inner[i]) out.push(at(i));
+    if (middle[i]) {
+      const [ax, ay] = at(i);
+      const [bx, by] = at(i + 1);
+      out.push([(ax + bx) / 2, (ay + by) / 2]);
+    }
+  }
+  return out;
+}
+
 /** A polygon geometry as lines and cubics: corners kept, straight runs as lines, the rest fitted. */
 export function fitOutlines(geometry: PathGeometry, options: CurveOptions): PathGeometry {
   const out: PathGeometry = { commands: [], coords: [] };
   const span = Math.max(1, Math.round(options.cornerSpan / options.sampleStep));
-  for (const loop of loopsOf(geometry)) {
-    if (loop.length < 3) continue;
+  for (const traced of loopsOf(geometry)) {
+    if (traced.length < 3) continue;
+    const loop = options.stairStep ? stairsFlattened(traced, options.stairStep) : traced;
     const sharpened = sharpenCorners(loop, options);
     const sampled = sampleLoop(sharpened.loop, sharpened.corners, options.sampleStep);
     // A loop without corners that keeps close to one ellipse is drawn as that ellipse (ellipse-fit.ts).

@@ -2,7 +2,7 @@
 // 16 traced pixels per image pixel, as for a 32 px icon traced for 512 px.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { CORNER_ISOLATION, fitOutlines, type CurveOptions } from '../../../src/engine/trace/curves.ts';
+import { CORNER_ISOLATION, fitOutlines, stairsFlattened, type CurveOptions } from '../../../src/engine/trace/curves.ts';
 import { PathCommand, type PathGeometry } from '../../../src/engine/geometry.ts';
 
 const PER_PIXEL = 16;
@@ -150,4 +150,33 @@ test('a triangle as small keeps its three corners', () => {
   for (const [cx, cy] of corners) {
     assert.ok(points.some(([x, y]) => Math.hypot(x - cx, y - cy) < 1.5), `a corner at ${cx},${cy}: ${JSON.stringify(points)}`);
   }
+});
+
+test('a staircase of the map’s pixels is drawn through the middles of its steps; a notch and a rectangle are left as they are', () => {
+  // A triangle whose hypotenuse is a staircase of 2-traced-pixel steps (one segmented pixel on a
+  // grid twice as fine): the diagonal an edge at 45° becomes where the anti-aliasing cannot place it.
+  const stairs: [number, number][] = [[0, 0], [0, 20]];
+  for (let k = 0; k < 10; k++) stairs.push([2 * k + 2, 20 - 2 * k], [2 * k + 2, 18 - 2 * k]);
+  const flattened = stairsFlattened(stairs, 2);
+  // Every inner vertex of the staircase gave way to an edge middle, all on the line x + y = 21;
+  // the triangle's own corners stay.
+  const corners = flattened.filter(([x, y]) => Math.abs(x + y - 21) > 1e-9);
+  assert.deepEqual(corners, [[0, 0], [0, 20], [20, 0]], JSON.stringify(flattened));
+  assert.equal(flattened.length - corners.length, 20, JSON.stringify(flattened));
+  // Fitted with the grid's options, the hypotenuse has no corner on it: one line or smooth curves.
+  const fitted = fitOutlines(polygon(stairs), { ...OPTIONS, cornerSpan: 3, smoothing: 1, straightTolerance: 0.5, stairStep: 2 });
+  const turns = joinTurns(fitted);
+  assert.ok(turns.filter((turn) => turn > 30).length <= 3, `corners only at the triangle's own: ${turns.map((turn) => turn.toFixed(0)).join(', ')}°`);
+
+  // A shallow staircase: treads of 6, rises of 2.
+  const shallow: [number, number][] = [[0, 0], [0, 10]];
+  for (let k = 0; k < 5; k++) shallow.push([6 * k + 6, 10 - 2 * k], [6 * k + 6, 8 - 2 * k]);
+  const flatter = stairsFlattened(shallow, 2);
+  const steps = shallow.slice(3, -1);
+  assert.ok(!steps.some(([x, y]) => flatter.some(([fx, fy]) => fx === x && fy === y)), `a shallow staircase is flattened too: ${JSON.stringify(flatter)}`);
+
+  const notch: [number, number][] = [[0, 0], [40, 0], [40, 20], [22, 20], [22, 22], [0, 22]];
+  assert.deepEqual(stairsFlattened(notch, 2), notch, 'one step is a notch');
+  const rectangle: [number, number][] = [[0, 0], [2, 0], [2, 2], [0, 2]];
+  assert.deepEqual(stairsFlattened(rectangle, 2), rectangle, 'a square a step across');
 });
