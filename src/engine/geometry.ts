@@ -51,6 +51,12 @@ export interface TracedShape {
    * this wide (working pixels), in the colour of `fill` (always flat).
    */
   stroke?: { width: number };
+  /**
+   * A soft edge: the shape is drawn under a Gaussian blur of this standard deviation (working
+   * pixels), as a shadow or a glow is drawn (paint/soft-edges.ts). SVG and PNG carry it; the
+   * other writers draw the shape unblurred.
+   */
+  blur?: number;
 }
 
 /** Whether a shape is drawn as a stroke (centerline) rather than filled. */

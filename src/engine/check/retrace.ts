@@ -17,9 +17,10 @@ export interface TracePlan {
   /**
    * The signature that asked for this plan, the classifier's doubt, or a low score (plainPlan):
    * `plain` is the tracer alone at its command-line defaults (trace/vtracer.ts, plainTracerConfig),
-   * the floor the engine's own paths are measured against.
+   * the floor the engine's own paths are measured against. `soft-edges` marks the version of a
+   * trace with its soft edges flat, checked beside it (convert.ts).
    */
-  reason?: Signature | 'doubt' | 'plain';
+  reason?: Signature | 'doubt' | 'plain' | 'soft-edges';
   /** Expected time against the first attempt's, to judge whether it fits the time left. */
   costFactor?: number;
 }

@@ -10,7 +10,8 @@
 import type { Config } from '@neplex/vectorizer';
 import sharp from 'sharp';
 import { CORNER_ISOLATION, fitOutlines, type CurveOptions } from './curves.ts';
-import type { TracedShape } from '../geometry.ts';
+import { flat, type TracedShape } from '../geometry.ts';
+import { fitSoftEdges, softEdgeMask, type FineMask } from '../paint/soft-edges.ts';
 import { fitPaints, paintOpacity, type RegionPaint } from '../paint/gradient.ts';
 import { meanOf, MOMENT_STRIDE, pixelCount } from '../segment/moments.ts';
 import type { TraceParams } from '../params.ts';
@@ -64,6 +65,11 @@ const STRAIGHT_TOLERANCE = 0.15;
 
 export interface ArtworkTrace {
   shapes: TracedShape[];
+  /**
+   * Where shadows or glows were drawn as blurred shapes (soft edges): the same picture with their
+   * regions flat, as segmented, for the self-check to choose between.
+   */
+  flatEdges?: TracedShape[];
   /** Size of the traced grid. */
   width: number;
   height: number;
@@ -255,21 +261,67 @@ async function traceRegionAlone(labels: Int32Array, width: number, box: RegionBo
   const y0 = Math.max(0, box.y0 - 1);
   const boxWidth = Math.min(width, box.x1 + 1) - x0;
   const boxHeight = Math.min(labels.length / width, box.y1 + 1) - y0;
-  const pixels = Buffer.alloc(boxWidth * boxHeight * 4);
-  const words = new Uint32Array(pixels.buffer, pixels.byteOffset, boxWidth * boxHeight);
+  const mask = new Uint8Array(boxWidth * boxHeight);
   for (let y = 0; y < boxHeight; y++) {
-    for (let x = 0; x < boxWidth; x++) {
-      if (labels[(y0 + y) * width + x0 + x] === box.region) words[y * boxWidth + x] = rgbaWord(0);
-    }
+    for (let x = 0; x < boxWidth; x++) if (labels[(y0 + y) * width + x0 + x] === box.region) mask[y * boxWidth + x] = 1;
   }
-  const shapes = parseTracerSvg(await runTracer(pixels, boxWidth, boxHeight, config), STRAIGHT_TOLERANCE);
+  return traceMaskAlone({ mask, x0, y0, width: boxWidth, height: boxHeight }, config);
+}
+
+/** A mask traced alone (one colour on transparency), its shapes placed at the mask's box. */
+async function traceMaskAlone(box: FineMask, config: Config): Promise<TracedShape[]> {
+  const pixels = Buffer.alloc(box.width * box.height * 4);
+  const words = new Uint32Array(pixels.buffer, pixels.byteOffset, box.width * box.height);
+  box.mask.forEach((inside, k) => {
+    if (inside) words[k] = rgbaWord(0);
+  });
+  const shapes = parseTracerSvg(await runTracer(pixels, box.width, box.height, config), STRAIGHT_TOLERANCE);
   for (const shape of shapes) {
     for (const { coords } of shape.paths) {
       for (let at = 0; at + 1 < coords.length; at += 2) {
-        coords[at] = (coords[at] as number) + x0;
-        coords[at + 1] = (coords[at + 1] as number) + y0;
+        coords[at] = (coords[at] as number) + box.x0;
+        coords[at + 1] = (coords[at + 1] as number) + box.y0;
       }
     }
+  }
+  return shapes;
+}
+
+/**
+ * The soft edges (shadows, glows) of translucent regions, each traced alone as its blurred
+ * shape; their labels are cleared so the regions are not traced again.
+ */
+async function traceSoftEdges(
+  segmentation: Segmentation,
+  labels: Int32Array,
+  fine: Buffer,
+  covered: Buffer,
+  factor: number,
+  paints: RegionPaint[],
+  config: Config,
+): Promise<{ shapes: TracedShape[]; regions: Set<number> }> {
+  const translucent = paints.map((paint) => paintOpacity(paint) < OPAQUE_ABOVE);
+  const opaque = translucent.map((value) => !value);
+  const edges = fitSoftEdges(segmentation.labels, segmentation.width, segmentation.height, covered, translucent, opaque);
+  const shapes: TracedShape[] = [];
+  const regions = new Set<number>();
+  for (const edge of edges) {
+    const mask = softEdgeMask(edge, segmentation, labels, fine, factor, opaque);
+    if (!mask) continue;
+    for (const shape of await traceMaskAlone(mask, config)) shapes.push({ ...shape, fill: flat(edge.color), opacity: edge.opacity, blur: edge.sigma * factor });
+    for (const region of edge.regions) regions.add(region);
+  }
+  if (regions.size > 0) for (let i = 0; i < labels.length; i++) if (regions.has(labels[i] as number)) labels[i] = -1;
+  return { shapes, regions };
+}
+
+/** The regions drawn as soft edges, each traced alone and painted flat as segmented (the other version). */
+async function traceRegionsFlat(labels: Int32Array, width: number, height: number, regions: Set<number>, paints: RegionPaint[], config: Config): Promise<TracedShape[]> {
+  const shapes: TracedShape[] = [];
+  for (const box of regionBoxes(labels, width, height, paints.length)) {
+    const paint = paints[box.region];
+    if (!regions.has(box.region) || !paint) continue;
+    for (const shape of await traceRegionAlone(labels, width, box, config)) shapes.push({ ...shape, fill: paint.fill, opacity: paint.opacity });
   }
   return shapes;
 }
@@ -354,6 +406,7 @@ export async function traceArtwork(working: RgbaImage, params: TraceParams, curv
   const paints = fitPaints(segmentation, grid.factor);
   const config = regionMapTracerConfig(params, curveMode, grid.factor);
   let shapes: TracedShape[];
+  let flatEdges: TracedShape[] | undefined;
   if (recolour) {
     // Regions of one spot colour are one colour on the map: the tracer makes touching ones one shape.
     const weights = paints.map((_, region) => pixelCount(segmentation.sums, region * MOMENT_STRIDE));
@@ -365,12 +418,27 @@ export async function traceArtwork(working: RgbaImage, params: TraceParams, curv
     });
     shapes = await traceLabels(spotLabels, fineWidth, fineHeight, words, spot.paints, config);
   } else {
-    shapes = await traceLabels(labels, fineWidth, fineHeight, labelColours(segmentation), paints, config);
+    // Soft edges are drawn first, under everything (a shadow lies under its shape); the rest is
+    // traced once for both versions, the soft edges' regions left out.
+    const traced = Int32Array.from(labels);
+    const soft = await traceSoftEdges(segmentation, traced, fine, covered, grid.factor, paints, config);
+    const rest = await traceLabels(traced, fineWidth, fineHeight, labelColours(segmentation), paints, config);
+    shapes = [...soft.shapes, ...rest];
+    if (soft.shapes.length > 0) flatEdges = [...(await traceRegionsFlat(labels, fineWidth, fineHeight, soft.regions, paints, config)), ...rest];
   }
-  if (curveMode === 'spline') {
-    const options = { ...curveOptions(params, fineWidth / working.width), stairStep: grid.factor > 1 ? grid.factor : undefined };
-    for (const shape of shapes) shape.paths = shape.paths.map((path) => fitOutlines(path, options));
-  }
+  const fitted = (list: TracedShape[]): void => {
+    if (curveMode !== 'spline') return;
+    const curves = { ...curveOptions(params, fineWidth / working.width), stairStep: grid.factor > 1 ? grid.factor : undefined };
+    for (const shape of list) shape.paths = shape.paths.map((path) => fitOutlines(path, curves));
+  };
+  fitted(shapes);
   snapToFrame(shapes, fineWidth, fineHeight);
-  return { shapes, width: fineWidth, height: fineHeight };
+  if (flatEdges) {
+    // The shapes both versions share are fitted and snapped once.
+    const shared = new Set(shapes);
+    const own = flatEdges.filter((shape) => !shared.has(shape));
+    fitted(own);
+    snapToFrame(own, fineWidth, fineHeight);
+  }
+  return { shapes, width: fineWidth, height: fineHeight, ...(flatEdges ? { flatEdges } : {}) };
 }

@@ -3,7 +3,7 @@
 import { shapeBox, type Box, type Paint, type TracedShape } from '../geometry.ts';
 
 /**
- * Flat fills group by colour and opacity; a gradient only with shapes sharing the same gradient
+ * Flat fills group by colour, opacity and blur; a gradient only with shapes sharing the same gradient
  * object; strokes by colour and width (hundredths of a working pixel), apart from fills.
  */
 function paintKey(shape: TracedShape): number | Paint {
@@ -11,7 +11,8 @@ function paintKey(shape: TracedShape): number | Paint {
   const { r, g, b } = shape.fill.color;
   const colour = ((r << 16) | (g << 8) | b) >>> 0;
   if (shape.stroke) return -(colour * 100_000 + Math.round(shape.stroke.width * 100)) - 1;
-  return colour * 1024 + Math.round(shape.opacity * 1000);
+  // Blurred shapes group only with shapes of the same blur (2^34 is past colour × 1024).
+  return colour * 1024 + Math.round(shape.opacity * 1000) + Math.round((shape.blur ?? 0) * 100) * 2 ** 34;
 }
 
 /** Cells of the occupancy grid used by groupShapesByFill, at most. */
@@ -85,6 +86,12 @@ export function gatherByPaint(shapes: TracedShape[], options: { disjoint?: boole
 export function groupShapesByFill(shapes: TracedShape[]): TracedShape[] {
   return gatherByPaint(shapes).map((group) => {
     const first = group[0] as TracedShape;
-    return { fill: first.fill, opacity: first.opacity, paths: group.flatMap((shape) => shape.paths), ...(first.stroke ? { stroke: first.stroke } : {}) };
+    return {
+      fill: first.fill,
+      opacity: first.opacity,
+      paths: group.flatMap((shape) => shape.paths),
+      ...(first.stroke ? { stroke: first.stroke } : {}),
+      ...(first.blur ? { blur: first.blur } : {}),
+    };
   });
 }

@@ -329,7 +329,8 @@ export function documentStrokeWidth(width: number, image: VectorImage): number {
 }
 
 /** Writes the fill (and opacity) attributes of a path or group, after its opening. */
-function writePaint(text: SvgText, shape: TracedShape, gradientIds: Map<GradientPaint, string>, image: VectorImage): void {
+function writePaint(text: SvgText, shape: TracedShape, gradientIds: Map<GradientPaint, string>, image: VectorImage, blurIds: Map<string, string>): void {
+  if (shape.blur) writeAscii(text, ` filter="url(#${blurIds.get(formatNumber(documentStrokeWidth(shape.blur, image), 2)) as string})"`);
   if (shape.stroke && shape.fill.kind === 'flat') {
     // A centerline stroke: an open line of the ink's colour and width, round at its ends and bends as a pen draws it.
     writeAscii(text, ' fill="none" stroke="');
@@ -365,8 +366,8 @@ function openPath(text: SvgText, paths: PathGeometry[], options: PathWriteOption
 
 /**
  * Writes the contract's SVG document, counting the nodes (segment endpoints) it writes.
- * Gradients go into one <defs> block first and are referenced by local id (url(#gN)), the only
- * kind of reference the document holds. Without grouping, shapes of one paint are joined into
+ * Gradients and soft edges' blurs go into one <defs> block first and are referenced by local id
+ * (url(#gN), url(#bN)), the only kinds of reference the document holds. Without grouping, shapes of one paint are joined into
  * one path where paint order allows; grouped by colour, each keeps its own path inside the
  * `<g>` of its paint, and a paint has one group, or more where paint order requires it.
  */
@@ -387,7 +388,19 @@ export function writeSvgDocument(image: VectorImage, decimals: number, layout: S
     // Gradient coordinates get one decimal more than paths: a stop's position shifts colours over a whole shape.
     writeGradient(text, id, fill, image, decimals + 1);
   }
-  if (gradientIds.size > 0) writeAscii(text, '\n</defs>');
+  // Soft edges: one filter per blur width, over the whole picture (a blur spreads past its shape).
+  const blurIds = new Map<string, string>();
+  for (const group of groups) {
+    const blur = (group[0] as TracedShape).blur;
+    if (!blur) continue;
+    const deviation = formatNumber(documentStrokeWidth(blur, image), 2);
+    if (blurIds.has(deviation)) continue;
+    if (gradientIds.size === 0 && blurIds.size === 0) writeAscii(text, '\n<defs>');
+    const id = `b${blurIds.size}`;
+    blurIds.set(deviation, id);
+    writeAscii(text, `\n<filter id="${id}" filterUnits="userSpaceOnUse" x="0" y="0" width="${width}" height="${height}"><feGaussianBlur stdDeviation="${deviation}"/></filter>`);
+  }
+  if (gradientIds.size > 0 || blurIds.size > 0) writeAscii(text, '\n</defs>');
   if (image.background) {
     writeAscii(text, `\n<path d="M0 0H${width}V${height}H0z" fill="`);
     writeHexColour(text, image.background);
@@ -398,13 +411,13 @@ export function writeSvgDocument(image: VectorImage, decimals: number, layout: S
     const first = group[0] as TracedShape;
     if (!grouped) {
       if (!openPath(text, first.paths, options)) continue;
-      writePaint(text, first, gradientIds, image);
+      writePaint(text, first, gradientIds, image, blurIds);
       writeAscii(text, '/>');
       continue;
     }
     const element = text.length;
     writeAscii(text, '\n<g');
-    writePaint(text, first, gradientIds, image);
+    writePaint(text, first, gradientIds, image, blurIds);
     writeByte(text, 62);
     let members = 0;
     for (const shape of group) {

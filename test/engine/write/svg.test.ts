@@ -84,6 +84,25 @@ test('writeSvgDocument writes gradient fills as definitions in the original pixe
   assert.match(svg, /<path d="[^"]+" fill="url\(#g1\)"\/>/);
 });
 
+test('writeSvgDocument writes a soft edge as a blur filter in the original pixel space, and keeps blurred shapes apart', () => {
+  const shapes = parseTracerSvg(
+    '<svg><path d="M0 0 L10 0 L10 10 Z" fill="#102030"/><path d="M20 20 L30 20 L30 30 Z" fill="#102030"/><path d="M40 40 L50 40 L50 50 Z" fill="#102030"/></svg>',
+  );
+  const [soft, sharp, softer] = shapes;
+  assert.ok(soft && sharp && softer);
+  soft.blur = 1.5;
+  softer.blur = 3;
+  const { svg, nodeCount } = writeSvgDocument({ width: 120, height: 120, scaleX: 2, scaleY: 2, shapes }, 1);
+  assert.equal(nodeCount, countNodes(svg));
+  // Working pixels × the scale: deviations 3 and 6 in the document's pixels, one filter each, over the whole picture.
+  assert.match(svg, /<filter id="b0" filterUnits="userSpaceOnUse" x="0" y="0" width="120" height="120"><feGaussianBlur stdDeviation="3"\/><\/filter>/);
+  assert.match(svg, /<filter id="b1" filterUnits="userSpaceOnUse" x="0" y="0" width="120" height="120"><feGaussianBlur stdDeviation="6"\/><\/filter>/);
+  // Three elements: the crisp shape is not joined to a blurred one of its colour.
+  assert.equal(svg.match(/<path /g)?.length, 3);
+  assert.equal(svg.match(/filter="url\(#b0\)"/g)?.length, 1);
+  assert.equal(svg.match(/filter="url\(#b1\)"/g)?.length, 1);
+});
+
 test('writePathData writes a quadratic raised to a cubic as a quadratic, and a true cubic as a cubic', () => {
   // From (0, 0) with control (3, 6) to (6, 0): c1 = 2/3 of the way to the control from the start, c2 from the end.
   const raised = { commands: [0, 2], coords: [0, 0, 2, 4, 4, 4, 6, 0] };
