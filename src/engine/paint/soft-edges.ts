@@ -47,6 +47,8 @@ const LAYER_GAP = 12;
 /** Translucent regions drawn as one blurred shape. */
 export interface SoftEdge {
   regions: number[];
+  /** The regions' box on the segmented grid (exclusive ends). */
+  box: { x0: number; y0: number; x1: number; y1: number };
   /** Blur standard deviation, segmented-grid pixels. */
   sigma: number;
   /** The shape: the region's pixels at least this opaque (0–1)... */
@@ -84,7 +86,7 @@ export function fitSoftEdges(labels: Int32Array, width: number, height: number, 
     if (box.width * box.height > MAX_BOX_PIXELS) continue;
     budget -= box.width * box.height;
     if (budget < 0) break;
-    const edge = fitLayer(layer.member, layer.regions, labels, width, premultiplied, box, opaque);
+    const edge = fitLayer(layer, labels, width, premultiplied, box, opaque);
     if (edge) edges.push(edge);
   }
   return edges;
@@ -160,34 +162,28 @@ function translucentLayers(labels: Int32Array, width: number, height: number, pr
     }
   }
   const byRoot = new Map<number, Layer>();
-  for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) {
-      const label = labels[y * width + x] as number;
-      if (label < 0 || !translucent[label]) continue;
-      const root = find(parent, label);
-      let layer = byRoot.get(root);
-      if (!layer) {
-        layer = { regions: [], member: new Uint8Array(count), count: 0, x0: x, y0: y, x1: x + 1, y1: y + 1 };
-        byRoot.set(root, layer);
-      }
-      if (!layer.member[label]) {
-        layer.member[label] = 1;
-        layer.regions.push(label);
-      }
-      layer.count++;
-      if (x < layer.x0) layer.x0 = x;
-      if (x >= layer.x1) layer.x1 = x + 1;
-      if (y >= layer.y1) layer.y1 = y + 1;
+  for (const region of present) {
+    const root = find(parent, region);
+    let layer = byRoot.get(root);
+    if (!layer) {
+      layer = { regions: [], member: new Uint8Array(count), count: 0, x0: width, y0: height, x1: 0, y1: 0 };
+      byRoot.set(root, layer);
     }
+    layer.member[region] = 1;
+    layer.regions.push(region);
+    layer.count += pixels[region] as number;
+    layer.x0 = Math.min(layer.x0, boxes[region * 4] as number);
+    layer.y0 = Math.min(layer.y0, boxes[region * 4 + 1] as number);
+    layer.x1 = Math.max(layer.x1, boxes[region * 4 + 2] as number);
+    layer.y1 = Math.max(layer.y1, boxes[region * 4 + 3] as number);
   }
   return [...byRoot.values()];
 }
 
-function fitLayer(member: Uint8Array, regions: number[], labels: Int32Array, width: number, premultiplied: Buffer, box: Box, opaque: boolean[]): SoftEdge | null {
+function fitLayer(layer: Layer, labels: Int32Array, width: number, premultiplied: Buffer, box: Box, opaque: boolean[]): SoftEdge | null {
   const size = box.width * box.height;
+  const role = rolesIn(labels, width, box, layer.member, opaque);
   const alpha = new Float64Array(size);
-  // 1: the layer's pixel; 2: transparent (seen, should stay clear); 3: an opaque region's pixel (painted over); 0: anything else.
-  const role = new Uint8Array(size);
   const regionAlphas: number[] = [];
   let red = 0;
   let green = 0;
@@ -196,17 +192,13 @@ function fitLayer(member: Uint8Array, regions: number[], labels: Int32Array, wid
     for (let x = 0; x < box.width; x++) {
       const at = (box.y0 + y) * width + box.x0 + x;
       const k = y * box.width + x;
-      const label = labels[at] as number;
       const a = (premultiplied[at * 4 + 3] as number) / 255;
       alpha[k] = a;
-      if (label >= 0 && member[label]) {
-        role[k] = 1;
-        regionAlphas.push(a);
-        red += premultiplied[at * 4] as number;
-        green += premultiplied[at * 4 + 1] as number;
-        blue += premultiplied[at * 4 + 2] as number;
-      } else if (label < 0) role[k] = 2;
-      else if (opaque[label]) role[k] = 3;
+      if (role[k] !== LAYER) continue;
+      regionAlphas.push(a);
+      red += premultiplied[at * 4] as number;
+      green += premultiplied[at * 4 + 1] as number;
+      blue += premultiplied[at * 4 + 2] as number;
     }
   }
   regionAlphas.sort((a, b) => a - b);
@@ -214,11 +206,11 @@ function fitLayer(member: Uint8Array, regions: number[], labels: Int32Array, wid
   const alphaSum = regionAlphas.reduce((sum, a) => sum + a, 0);
   if (peak <= 0 || alphaSum <= 0) return null;
   // The regions as drawn today: each its mean alpha over its pixels, clear around them.
-  const sums = new Float64Array(member.length);
-  const counts = new Float64Array(member.length);
+  const sums = new Float64Array(layer.member.length);
+  const counts = new Float64Array(layer.member.length);
   const labelAt = (k: number) => labels[(box.y0 + Math.floor(k / box.width)) * width + box.x0 + (k % box.width)] as number;
   for (let k = 0; k < size; k++) {
-    if (role[k] !== 1) continue;
+    if (role[k] !== LAYER) continue;
     const label = labelAt(k);
     sums[label] = (sums[label] as number) + (alpha[k] as number);
     counts[label] = (counts[label] as number) + 1;
@@ -227,10 +219,10 @@ function fitLayer(member: Uint8Array, regions: number[], labels: Int32Array, wid
   let flatError = 0;
   let alphaSquares = 0;
   for (let k = 0; k < size; k++) {
-    if (role[k] === 1) {
+    if (role[k] === LAYER) {
       const label = labelAt(k);
       flatError += ((alpha[k] as number) - (sums[label] as number) / (counts[label] as number)) ** 2;
-    } else if (role[k] === 2) flatError += (alpha[k] as number) ** 2;
+    } else if (role[k] === CLEAR) flatError += (alpha[k] as number) ** 2;
     else continue;
     alphaSquares += (alpha[k] as number) ** 2;
   }
@@ -239,19 +231,10 @@ function fitLayer(member: Uint8Array, regions: number[], labels: Int32Array, wid
   // The layer's own box within the fitted one: a blur of σ changes nothing farther than 2σ (the
   // reach) and 3σ (its spread) from it, so each width is tried on the layer's box grown by 5σ;
   // beyond it the model is clear and each seen pixel adds its alpha squared (in alphaSquares).
-  let lx0 = box.width;
-  let ly0 = box.height;
-  let lx1 = 0;
-  let ly1 = 0;
-  for (let k = 0; k < size; k++) {
-    if (role[k] !== 1) continue;
-    const x = k % box.width;
-    const y = (k - x) / box.width;
-    if (x < lx0) lx0 = x;
-    if (x >= lx1) lx1 = x + 1;
-    if (y < ly0) ly0 = y;
-    if (y >= ly1) ly1 = y + 1;
-  }
+  const lx0 = layer.x0 - box.x0;
+  const ly0 = layer.y0 - box.y0;
+  const lx1 = layer.x1 - box.x0;
+  const ly1 = layer.y1 - box.y0;
   type Fit = { error: number; sigma: number; threshold: number; reach: number; opacity: number };
   const tried = new Map<number, Fit | null>();
   const fitWidth = (sigma: number): Fit | null => {
@@ -273,22 +256,22 @@ function fitLayer(member: Uint8Array, regions: number[], labels: Int32Array, wid
         cropRole[c] = role[k] as number;
         cropAlpha[c] = alpha[k] as number;
         cropUnder[c] = under[k] as number;
-        if (role[k] === 1 || role[k] === 2) seenCount++;
+        if (role[k] === LAYER || role[k] === CLEAR) seenCount++;
       }
     }
     const seenHere = new Int32Array(seenCount);
-    for (let c = 0, n = 0; c < cropRole.length; c++) if (cropRole[c] === 1 || cropRole[c] === 2) seenHere[n++] = c;
+    for (let c = 0, n = 0; c < cropRole.length; c++) if (cropRole[c] === LAYER || cropRole[c] === CLEAR) seenHere[n++] = c;
     // The blurred shape is the layer's pixels above a threshold and the opaque pixels within a reach
     // of it; the two are disjoint and a blur is linear, so each part is blurred once and sums tried.
     const mask = new Float64Array(cw * ch);
     const covers = THRESHOLDS.map((share) => {
       const threshold = share * peak;
-      for (let c = 0; c < mask.length; c++) mask[c] = cropRole[c] === 1 && (cropAlpha[c] as number) >= threshold ? 1 : 0;
+      for (let c = 0; c < mask.length; c++) mask[c] = cropRole[c] === LAYER && (cropAlpha[c] as number) >= threshold ? 1 : 0;
       return { threshold, blurred: gaussianBlur(mask, cw, ch, sigma) };
     });
     const reaches = [0, Math.ceil(sigma), Math.ceil(2 * sigma)].map((reach) => {
       if (reach === 0) return { reach, blurred: new Float64Array(mask.length) };
-      for (let c = 0; c < mask.length; c++) mask[c] = cropRole[c] === 3 && (cropUnder[c] as number) <= reach ? 1 : 0;
+      for (let c = 0; c < mask.length; c++) mask[c] = cropRole[c] === OPAQUE && (cropUnder[c] as number) <= reach ? 1 : 0;
       return { reach, blurred: gaussianBlur(mask, cw, ch, sigma) };
     });
     let best: Fit | null = null;
@@ -330,18 +313,35 @@ function fitLayer(member: Uint8Array, regions: number[], labels: Int32Array, wid
   if (!best || best.error > WIN_RATIO * flatError) return null;
   const straight = (sum: number) => Math.max(0, Math.min(255, Math.round(sum / alphaSum)));
   const color = { r: straight(red), g: straight(green), b: straight(blue) };
-  return { regions, sigma: best.sigma, threshold: best.threshold, reach: best.reach, opacity: best.opacity, color };
+  const { x0, y0, x1, y1 } = layer;
+  return { regions: layer.regions, box: { x0, y0, x1, y1 }, sigma: best.sigma, threshold: best.threshold, reach: best.reach, opacity: best.opacity, color };
+}
+
+/** What each pixel of a box is to a layer: one of its regions, clear, an opaque region's (painted over), or none of these. */
+const LAYER = 1;
+const CLEAR = 2;
+const OPAQUE = 3;
+
+function rolesIn(labels: Int32Array, width: number, box: Box, member: Uint8Array, opaque: boolean[]): Uint8Array {
+  const role = new Uint8Array(box.width * box.height);
+  for (let y = 0; y < box.height; y++) {
+    for (let x = 0; x < box.width; x++) {
+      const label = labels[(box.y0 + y) * width + box.x0 + x] as number;
+      role[y * box.width + x] = label < 0 ? CLEAR : member[label] ? LAYER : opaque[label] ? OPAQUE : 0;
+    }
+  }
+  return role;
 }
 
 /**
- * For each opaque pixel (role 3) the layer may continue under: its distance to the layer (role 1)
- * where that is less than its distance to the clear (role 2), Infinity elsewhere. A shadow offset
+ * For each opaque pixel the layer may continue under: its distance to the layer where that is
+ * less than its distance to the clear, Infinity elsewhere. A shadow offset
  * down and right goes on under its shape's lower right, not past its upper left into the clear.
  */
 function underLayer(role: Uint8Array, width: number, height: number): Float64Array {
-  const toLayer = distanceToRole(role, width, height, 1);
-  const toClear = distanceToRole(role, width, height, 2);
-  return toLayer.map((distance, k) => (role[k] === 3 && distance < (toClear[k] as number) ? distance : Infinity));
+  const toLayer = distanceToRole(role, width, height, LAYER);
+  const toClear = distanceToRole(role, width, height, CLEAR);
+  return toLayer.map((distance, k) => (role[k] === OPAQUE && distance < (toClear[k] as number) ? distance : Infinity));
 }
 
 /** Chessboard distance (pixels) from each pixel to the nearest pixel of `role` `target`; Infinity where none. */
@@ -472,39 +472,17 @@ export function softEdgeMask(edge: SoftEdge, grid: { labels: Int32Array; width: 
   const reach = edge.reach;
   const member = new Uint8Array(opaque.length);
   for (const region of edge.regions) member[region] = 1;
-  let gx0 = grid.width;
-  let gy0 = grid.height;
-  let gx1 = 0;
-  let gy1 = 0;
-  for (let y = 0; y < grid.height; y++) {
-    for (let x = 0; x < grid.width; x++) {
-      const label = grid.labels[y * grid.width + x] as number;
-      if (label < 0 || !member[label]) continue;
-      if (x < gx0) gx0 = x;
-      if (x >= gx1) gx1 = x + 1;
-      if (y < gy0) gy0 = y;
-      if (y >= gy1) gy1 = y + 1;
-    }
-  }
-  if (gx1 <= gx0) return null;
-  gx0 = Math.max(0, gx0 - reach);
-  gy0 = Math.max(0, gy0 - reach);
-  gx1 = Math.min(grid.width, gx1 + reach);
-  gy1 = Math.min(grid.height, gy1 + reach);
-  const boxWidth = gx1 - gx0;
-  const role = new Uint8Array(boxWidth * (gy1 - gy0));
-  for (let y = gy0; y < gy1; y++) {
-    for (let x = gx0; x < gx1; x++) {
-      const label = grid.labels[y * grid.width + x] as number;
-      const k = (y - gy0) * boxWidth + x - gx0;
-      if (label < 0) role[k] = 2;
-      else if (member[label]) role[k] = 1;
-      else if (opaque[label]) role[k] = 3;
-    }
-  }
-  const under = underLayer(role, boxWidth, gy1 - gy0);
+  // The layer's box grown by the reach: the opaque pixels the layer may continue under lie in it.
+  // Clear pixels beyond it, which the fit saw, are not seen here; a box grown by twice the reach
+  // sees them, and changed 3 of 36 icons by at most 0.001 of fidelity: left as it is.
+  const gx0 = Math.max(0, edge.box.x0 - reach);
+  const gy0 = Math.max(0, edge.box.y0 - reach);
+  const boxWidth = Math.min(grid.width, edge.box.x1 + reach) - gx0;
+  const boxHeight = Math.min(grid.height, edge.box.y1 + reach) - gy0;
+  const role = rolesIn(grid.labels, grid.width, { x0: gx0, y0: gy0, width: boxWidth, height: boxHeight }, member, opaque);
+  const under = underLayer(role, boxWidth, boxHeight);
   const fineWidth = grid.width * factor;
-  const out: FineMask = { mask: new Uint8Array(boxWidth * factor * (gy1 - gy0) * factor), x0: gx0 * factor, y0: gy0 * factor, width: boxWidth * factor, height: (gy1 - gy0) * factor };
+  const out: FineMask = { mask: new Uint8Array(boxWidth * factor * boxHeight * factor), x0: gx0 * factor, y0: gy0 * factor, width: boxWidth * factor, height: boxHeight * factor };
   const least = edge.threshold * 255;
   let any = false;
   for (let y = 0; y < out.height; y++) {

@@ -38,12 +38,17 @@ export function perimeters(labels: Int32Array, count: number, width: number, hei
   return perimeter;
 }
 
+/** A premultiplied colour's straight RGB, alpha divided out; null for a near-transparent one, whose colour is mostly rounding. */
+export function straightRgb(colour: Colour): [number, number, number] | null {
+  const alpha = colour[3];
+  if (alpha < 16) return null;
+  return [((colour[0] as number) * 255) / alpha, ((colour[1] as number) * 255) / alpha, ((colour[2] as number) * 255) / alpha];
+}
+
 /** Sum of RGB differences of two premultiplied colours once alpha is divided out; infinite for near-transparent ones. */
 export function hueDistance(a: Colour, b: Colour): number {
-  const alphaA = a[3];
-  const alphaB = b[3];
-  if (alphaA < 16 || alphaB < 16) return Infinity;
-  let distance = 0;
-  for (let c = 0; c < 3; c++) distance += Math.abs(((a[c] as number) * 255) / alphaA - ((b[c] as number) * 255) / alphaB);
-  return distance;
+  const straightA = straightRgb(a);
+  const straightB = straightRgb(b);
+  if (!straightA || !straightB) return Infinity;
+  return Math.abs(straightA[0] - straightB[0]) + Math.abs(straightA[1] - straightB[1]) + Math.abs(straightA[2] - straightB[2]);
 }

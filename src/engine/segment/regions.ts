@@ -2,7 +2,7 @@
 // smooth and cheap merges, outlines in pieces joined, specks absorbed.
 import { addSums, CHANNELS, fitModel, flatMergeExcess, meanOf, MOMENT_STRIDE, orderFor, pixelCount, squaredError, TERMS } from './moments.ts';
 import { find } from './components.ts';
-import { hueDistance, isClear, isThin, perimeters } from './measures.ts';
+import { hueDistance, isClear, isThin, perimeters, straightRgb } from './measures.ts';
 import type { SegmentOptions } from './segment.ts';
 
 export interface RegionGraph {
@@ -273,26 +273,20 @@ function sideBySide(graph: RegionGraph, perimeter: Float64Array, a: number, b: n
 /**
  * Whether one of two thin neighbours is the other mixed with something else that lies along it (the
  * pixels of a line it covers only in part, blended with the ground or the shape beside it): then
- * they are one line. Two lines of their own colours side by side (a highlight is lighter than the outline and
- * the fill on either side of it) stay apart.
+ * they are one line. Two lines of their own colours side by side (a highlight is lighter than the
+ * outline and the fill on either side of it) stay apart.
  */
 function eitherMixesTheOther(graph: RegionGraph, sums: Float64Array, perimeter: Float64Array, a: number, b: number): boolean {
-  const straight = (region: number): number[] | null => {
-    const colour = meanOf(sums, region * MOMENT_STRIDE);
-    const alpha = colour[3] as number;
-    return alpha < 16 ? null : [0, 1, 2].map((c) => ((colour[c] as number) * 255) / alpha);
-  };
+  const straight = (region: number) => straightRgb(meanOf(sums, region * MOMENT_STRIDE));
   const mixes = (mixture: number, line: number): boolean => {
     const m = straight(mixture);
     const l = straight(line);
     if (!m || !l) return true;
-    for (const other of (graph.neighbours[mixture] as Map<number, number>).keys()) {
+    for (const [other, along] of graph.neighbours[mixture] as Map<number, number>) {
       // What a line's pixel is blended with lies along it, across from the line.
-      const along = (graph.neighbours[mixture] as Map<number, number>).get(other) ?? 0;
       if (other === line || graph.parent[other] !== other || along <= SIDE_BY_SIDE_SHARE * (perimeter[mixture] as number)) continue;
       // Against transparency a partly covered pixel keeps the line's straight colour.
-      const o = straight(other) ?? l;
-      if (distanceToSegment(m, l, o) <= MIXTURE_TOLERANCE) return true;
+      if (distanceToSegment(m, l, straight(other) ?? l) <= MIXTURE_TOLERANCE) return true;
     }
     return false;
   };

@@ -287,10 +287,7 @@ async function traceMaskAlone(box: FineMask, config: Config): Promise<TracedShap
   return shapes;
 }
 
-/**
- * The soft edges (shadows, glows) of translucent regions, each traced alone as its blurred
- * shape; their labels are cleared so the regions are not traced again.
- */
+/** The soft edges (shadows, glows) of translucent regions, each traced alone as its blurred shape, and the regions they draw. */
 async function traceSoftEdges(
   segmentation: Segmentation,
   labels: Int32Array,
@@ -311,7 +308,6 @@ async function traceSoftEdges(
     for (const shape of await traceMaskAlone(mask, config)) shapes.push({ ...shape, fill: flat(edge.color), opacity: edge.opacity, blur: edge.sigma * factor });
     for (const region of edge.regions) regions.add(region);
   }
-  if (regions.size > 0) for (let i = 0; i < labels.length; i++) if (regions.has(labels[i] as number)) labels[i] = -1;
   return { shapes, regions };
 }
 
@@ -420,9 +416,9 @@ export async function traceArtwork(working: RgbaImage, params: TraceParams, curv
   } else {
     // Soft edges are drawn first, under everything (a shadow lies under its shape); the rest is
     // traced once for both versions, the soft edges' regions left out.
-    const traced = Int32Array.from(labels);
-    const soft = await traceSoftEdges(segmentation, traced, fine, covered, grid.factor, paints, config);
-    const rest = await traceLabels(traced, fineWidth, fineHeight, labelColours(segmentation), paints, config);
+    const soft = await traceSoftEdges(segmentation, labels, fine, covered, grid.factor, paints, config);
+    const others = soft.regions.size > 0 ? labels.map((label) => (soft.regions.has(label) ? -1 : label)) : labels;
+    const rest = await traceLabels(others, fineWidth, fineHeight, labelColours(segmentation), paints, config);
     shapes = [...soft.shapes, ...rest];
     if (soft.shapes.length > 0) flatEdges = [...(await traceRegionsFlat(labels, fineWidth, fineHeight, soft.regions, paints, config)), ...rest];
   }

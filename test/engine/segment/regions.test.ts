@@ -122,24 +122,20 @@ test('outline pieces side by side: a dark outline and the light rim inside it st
   // of it, so it is no blend of them: two lines along one edge, as icons draw a frame.
   const ring = (x: number, y: number, inset: number) =>
     x >= 4 + inset && x < 36 - inset && y >= 4 + inset && y < 36 - inset && !(x >= 5 + inset && x < 35 - inset && y >= 5 + inset && y < 35 - inset);
-  const frame = regionsOf(40, 40, (x, y) => {
-    if (ring(x, y, 0)) return [1, [10, 12, 20, 255]];
-    if (ring(x, y, 1)) return [2, [45, 50, 72, 255]];
-    if (x >= 6 && x < 34 && y >= 6 && y < 34) return [3, [29, 34, 56, 255]];
-    return [0, [0, 0, 0, 0]];
-  });
-  joinThinChains(frame.graph, frame.sums, frame.labels, frame.width, frame.height);
-  assert.deepEqual(groups(frame.graph), [[0], [1], [2], [3]]);
+  const framed = (rim: RgbaColour): Drawn => {
+    const drawn = regionsOf(40, 40, (x, y) => {
+      if (ring(x, y, 0)) return [1, [10, 12, 20, 255]];
+      if (ring(x, y, 1)) return [2, rim];
+      if (x >= 6 && x < 34 && y >= 6 && y < 34) return [3, [29, 34, 56, 255]];
+      return [0, [0, 0, 0, 0]];
+    });
+    joinThinChains(drawn.graph, drawn.sums, drawn.labels, drawn.width, drawn.height);
+    return drawn;
+  };
+  assert.deepEqual(groups(framed([45, 50, 72, 255]).graph), [[0], [1], [2], [3]]);
   // The same frame whose inner row is the outline blended half and half with the fill (a line a
   // pixel and a half wide): one outline.
-  const blended = regionsOf(40, 40, (x, y) => {
-    if (ring(x, y, 0)) return [1, [10, 12, 20, 255]];
-    if (ring(x, y, 1)) return [2, [20, 23, 38, 255]];
-    if (x >= 6 && x < 34 && y >= 6 && y < 34) return [3, [29, 34, 56, 255]];
-    return [0, [0, 0, 0, 0]];
-  });
-  joinThinChains(blended.graph, blended.sums, blended.labels, blended.width, blended.height);
-  assert.deepEqual(groups(blended.graph), [[0], [1, 2], [3]]);
+  assert.deepEqual(groups(framed([20, 23, 38, 255]).graph), [[0], [1, 2], [3]]);
 });
 
 test('specks join the neighbour that explains them best, unless none is close enough; larger regions are not specks', () => {
