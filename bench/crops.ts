@@ -5,6 +5,9 @@ import { vectorizeRaw } from '@neplex/vectorizer';
 import sharp from 'sharp';
 import { compareImages, type Comparison, type RgbaImage } from './compare.ts';
 import { MAX_INPUT_PIXELS, renderSvg, VTRACER_CLI_DEFAULTS } from './measure.ts';
+import { croppedSvg } from '../src/engine/check/render.ts';
+
+export { croppedSvg };
 
 /** Images of at least this many pixels are also compared at 100 %. */
 export const LARGE_PIXELS = 8_000_000;
@@ -80,33 +83,6 @@ export async function chooseCrops(bytes: Buffer, width: number, height: number):
   const smooth = [...tiles].filter((t) => t.std >= FLAT_STD).sort((a, b) => a.gradient - b.gradient).find((t) => !overlapsChosen(t));
   if (smooth) crops.push({ name: 'smooth', left: smooth.left, top: smooth.top, width: side, height: side });
   return crops;
-}
-
-const ROOT = /<svg\b[^>]*>/;
-
-function numberAttribute(tag: string, name: string): number | undefined {
-  const value = new RegExp(`\\s${name}\\s*=\\s*["']\\s*([\\d.]+)`).exec(tag)?.[1];
-  return value === undefined ? undefined : Number(value);
-}
-
-/**
- * The SVG with its root narrowed to `crop` of the image it draws at `width`×`height`: the viewBox
- * covers the crop's part of the user space, the size is the crop's, so resvg renders only it.
- */
-export function croppedSvg(svg: string, width: number, height: number, crop: Crop): string {
-  const root = ROOT.exec(svg)?.[0];
-  if (!root) throw new Error('croppedSvg: no <svg> element');
-  const viewBox = /\sviewBox\s*=\s*["']([^"']+)["']/.exec(root)?.[1]?.trim().split(/[\s,]+/).map(Number);
-  const [vx = 0, vy = 0, vw = numberAttribute(root, 'width') ?? width, vh = numberAttribute(root, 'height') ?? height] = viewBox ?? [];
-  const sx = vw / width;
-  const sy = vh / height;
-  const narrowed = root
-    .replace(/\s(width|height|viewBox|preserveAspectRatio)\s*=\s*["'][^"']*["']/g, '')
-    .replace(
-      /^<svg\b/,
-      `<svg width="${crop.width}" height="${crop.height}" viewBox="${vx + crop.left * sx} ${vy + crop.top * sy} ${crop.width * sx} ${crop.height * sy}" preserveAspectRatio="none"`,
-    );
-  return svg.replace(root, narrowed);
 }
 
 /** The crop of the original at full resolution, straight RGBA. */

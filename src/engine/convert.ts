@@ -19,6 +19,7 @@ import { restoreOpacity } from './paint/opacity.ts';
 import { binariseAlpha, buildTracerConfig, decimalPlaces, plainTracerConfig, resolveCurveMode, runTracer, type ResolvedCurveMode } from './trace/vtracer.ts';
 import { checkSvg, type CheckReference, type CheckReport } from './check/check.ts';
 import { plainPlan, retracePlans, type TracePlan } from './check/retrace.ts';
+import { detailFidelity, detailReference } from './check/detail.ts';
 import { EngineError, type TraceRequest, type TraceResult } from './types.ts';
 import { spotColourRequest, type SpotColourRequest } from './paint/spot-colours.ts';
 import { spotColourRegions, traceSpotColours } from './trace/spot-colours.ts';
@@ -144,7 +145,7 @@ export async function convertImage(request: TraceRequest, options: ConvertOption
     retraceMs += performance.now() - retraceStarted;
     if (candidate) {
       attempts.push(candidate);
-      if (candidate.check.fidelity > best.check.fidelity + PLAIN_MARGIN) best = candidate;
+      if (candidate.check.fidelity > best.check.fidelity + PLAIN_MARGIN && keepsDetail(candidate, best, image.first)) best = candidate;
     }
   }
   // A test key's result: the watermark joins the model after the check (fidelity is the trace's),
@@ -175,6 +176,18 @@ export async function convertImage(request: TraceRequest, options: ConvertOption
     },
     ...(report ? { report } : {}),
   };
+}
+
+/**
+ * The plain trace works at the check's size, the engine's own paths finer: where the decode is
+ * finer than the check, the plain trace must also draw the image's most detailed part at its own
+ * scale at least as well (check/detail.ts). Else its win at the check's size is the mean tone of
+ * detail it lost (an etching's hatching traced as grey blotches).
+ */
+function keepsDetail(plain: Attempt, engine: Attempt, decoded: DecodedImage): boolean {
+  const detail = detailReference(decoded, CHECK_PIXELS);
+  if (!detail) return true;
+  return detailFidelity(plain.svg, detail) >= detailFidelity(engine.svg, detail);
 }
 
 /** The physical size the params ask for (`unit`, `dpi`). */

@@ -77,10 +77,10 @@ test('croppedSvg draws only the crop, at 100 %, with or without a viewBox', () =
   const withoutViewBox = '<svg xmlns="http://www.w3.org/2000/svg" width="50" height="50"><rect x="25" y="25" width="5" height="5" fill="#000"/></svg>';
   for (const svg of [withViewBox, withoutViewBox]) {
     // Both draw a 100 px image; the square is at 50–60 px.
-    const inside = renderSvg(croppedSvg(svg, 100, 100, { name: 'centre', left: 50, top: 50, width: 10, height: 10 }), 10);
+    const inside = renderSvg(croppedSvg(svg, 100, 100, { left: 50, top: 50, width: 10, height: 10 }), 10);
     assert.equal(inside.width, 10);
     assert.ok([...inside.data].filter((_, i) => i % 4 === 3).every((alpha) => alpha === 255), 'the crop is the square');
-    const outside = renderSvg(croppedSvg(svg, 100, 100, { name: 'centre', left: 0, top: 0, width: 10, height: 10 }), 10);
+    const outside = renderSvg(croppedSvg(svg, 100, 100, { left: 0, top: 0, width: 10, height: 10 }), 10);
     assert.ok([...outside.data].every((value) => value === 0), 'nothing outside the square');
   }
 });

@@ -34,3 +34,38 @@ function resampleNearest(rgba: Uint8Array, width: number, height: number, toWidt
   }
   return out;
 }
+
+/** A rectangle of an image, in its pixels. */
+export interface PixelRect {
+  left: number;
+  top: number;
+  width: number;
+  height: number;
+}
+
+const ROOT = /<svg\b[^>]*>/;
+
+function numberAttribute(tag: string, name: string): number | undefined {
+  const value = new RegExp(`\\s${name}\\s*=\\s*["']\\s*([\\d.]+)`).exec(tag)?.[1];
+  return value === undefined ? undefined : Number(value);
+}
+
+/**
+ * The SVG with its root narrowed to `crop` of the image it draws at `width`×`height`: the viewBox
+ * covers the crop's part of the user space, the size is the crop's, so resvg renders only it.
+ */
+export function croppedSvg(svg: string, width: number, height: number, crop: PixelRect): string {
+  const root = ROOT.exec(svg)?.[0];
+  if (!root) throw new Error('croppedSvg: no <svg> element');
+  const viewBox = /\sviewBox\s*=\s*["']([^"']+)["']/.exec(root)?.[1]?.trim().split(/[\s,]+/).map(Number);
+  const [vx = 0, vy = 0, vw = numberAttribute(root, 'width') ?? width, vh = numberAttribute(root, 'height') ?? height] = viewBox ?? [];
+  const sx = vw / width;
+  const sy = vh / height;
+  const narrowed = root
+    .replace(/\s(width|height|viewBox|preserveAspectRatio)\s*=\s*["'][^"']*["']/g, '')
+    .replace(
+      /^<svg\b/,
+      `<svg width="${crop.width}" height="${crop.height}" viewBox="${vx + crop.left * sx} ${vy + crop.top * sy} ${crop.width * sx} ${crop.height * sy}" preserveAspectRatio="none"`,
+    );
+  return svg.replace(root, narrowed);
+}
