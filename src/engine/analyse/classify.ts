@@ -470,6 +470,8 @@ export interface ImageFacts {
   originalHeight: number;
   /** Indexed-colour source. */
   palette: boolean;
+  /** Not indexed, but at most a palette's worth of colours at its own size (decode.ts). */
+  fewColours?: boolean;
 }
 
 /**
@@ -504,10 +506,11 @@ export const RULES = {
 export function isPixelArt(stats: ImageStats, facts: ImageFacts): boolean {
   const rule = RULES.pixelArt;
   const nativeLongSide = Math.max(facts.originalWidth / stats.blockWidth, facts.originalHeight / stats.blockHeight);
-  // A game's palette of at most 256 colours, stored as one (an indexed source) or shown as pixels
-  // (a nearest-neighbour enlargement, every pixel a block): such art may shade with more of its own colours.
+  // A game's palette of at most 256 colours, stored as one (an indexed source), saved without it
+  // (fewColours: the same title picture flattened on white) or shown as pixels (a nearest-neighbour
+  // enlargement, every pixel a block): such art may shade with more of its own colours.
   const enlarged = stats.blockWidth > 1 && stats.blockHeight > 1;
-  const ownPalette = (facts.palette || enlarged) && stats.distinctColours <= 256;
+  const ownPalette = (facts.palette || facts.fewColours === true || enlarged) && stats.distinctColours <= 256;
   const grey = isGrey(stats);
   return (
     nativeLongSide <= rule.maxLongSide &&
@@ -640,8 +643,10 @@ export function classifyImage(stats: ImageStats, facts: ImageFacts): ImageKind {
   // image with few ramps may as well be a scan (a halftone plate): its equal neighbours decide.
   const fewRamps = stats.rampShare < flatRule.maxRampShare;
   if (fewRamps && (!isGrey(stats) || stats.equalUnclippedShare > flatRule.minEqualWithFewRamps)) return 'logo';
-  // An indexed-colour source is flat colour even when resampling blurred it (maps, charts); in
-  // grey it may as well be a scanned photograph (a halftone plate): its pixels decide.
-  if (facts.palette && !isGrey(stats)) return 'logo';
+  // An indexed-colour source is flat colour even when resampling blurred it (maps, charts), and so
+  // is one with a palette's worth of colours at its own size, saved without the palette (a map
+  // flattened on white: every photograph measured, PNG or not, has thousands); in grey it may as
+  // well be a scanned photograph (a halftone plate): its pixels decide.
+  if ((facts.palette || facts.fewColours === true) && !isGrey(stats)) return 'logo';
   return 'photo';
 }

@@ -32,6 +32,13 @@ export interface DecodedImage {
   /** The source stores a colour palette (indexed PNG): flat colour by construction. */
   palette: boolean;
   /**
+   * The source, not indexed, holds at most FEW_COLOURS colours where it was read at its own size
+   * (the whole image, or the rows probed at full size when it is decoded reduced): a palette image
+   * saved without its palette (a map flattened on white). A reduced decode blends them into
+   * thousands, so the classifier's sample cannot tell.
+   */
+  fewColours?: boolean;
+  /**
    * The source is a nearest-neighbour enlargement by these whole factors (pixel art shown large),
    * and was decoded at its own grid: every pixel of `rgba` is one block of the source.
    */
@@ -93,6 +100,7 @@ export async function decodeImage(bytes: Buffer, limits: DecodeLimits): Promise<
     const native = await nativeGrid(bytes, options, originalWidth, originalHeight, limits.maxWorkingPixels).catch(() => undefined);
     if (native) return { ...native, originalWidth, originalHeight, format, palette: metadata.isPalette === true };
   }
+  const probed = reduced && format !== 'jpeg' && limits.findEnlargement !== false && metadata.isPalette !== true ? await fewColoursInProbe(bytes, options, originalWidth, originalHeight) : false;
 
   try {
     let pipeline = sharp(bytes, options).rotate();
@@ -106,6 +114,7 @@ export async function decodeImage(bytes: Buffer, limits: DecodeLimits): Promise<
       originalHeight,
       format,
       palette: metadata.isPalette === true,
+      ...(probed || (!reduced && metadata.isPalette !== true && format !== 'jpeg' && hasFewColours(pixelWords(data))) ? { fewColours: true } : {}),
     };
   } catch (error) {
     throw invalid(`the ${name} image is corrupt or truncated (${describeSharpError(error)})`);
@@ -146,6 +155,43 @@ async function nativeGrid(
   if (nativeWidth * nativeHeight > maxPixels) return undefined;
   const { data, info } = await rgbaOf(sharp(bytes, options).rotate().resize(nativeWidth, nativeHeight, { fit: 'fill', kernel: 'nearest' }));
   return { rgba: data, width: info.width, height: info.height, enlargement: blocks };
+}
+
+/** At most this many colours is a palette's worth: what an indexed PNG can hold. */
+export const FEW_COLOURS = 256;
+
+/** Whether `words` (RGBA as one word each) hold at most FEW_COLOURS values; stops at the first one over. */
+export function hasFewColours(words: Uint32Array): boolean {
+  const seen = new Set<number>();
+  let previous = -1;
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i] as number;
+    // Runs of one colour (flat artwork is mostly runs) cost one comparison each.
+    if (word === previous) continue;
+    previous = word;
+    if (!seen.has(word)) {
+      seen.add(word);
+      if (seen.size > FEW_COLOURS) return false;
+    }
+  }
+  return true;
+}
+
+/**
+ * The rows probed at full size (as nativeGrid reads them) hold few colours, and enough colour
+ * changes to tell: a plain band proves nothing.
+ */
+async function fewColoursInProbe(bytes: Buffer, options: { limitInputPixels: number; failOn: 'error' }, width: number, height: number): Promise<boolean> {
+  try {
+    const rows = Math.min(height, PROBE_ROWS);
+    const { data: strip } = await rgbaOf(sharp(bytes, options).rotate().extract({ left: 0, top: 0, width, height: rows }));
+    const words = pixelWords(strip);
+    let changes = 0;
+    for (let i = 1; i < words.length && changes < PROBE_MIN_CHANGES; i++) if (i % width !== 0 && words[i] !== words[i - 1]) changes++;
+    return changes >= PROBE_MIN_CHANGES && hasFewColours(words);
+  } catch {
+    return false;
+  }
 }
 
 /** A pipeline's pixels as straight sRGB RGBA, 8 bits a channel. */

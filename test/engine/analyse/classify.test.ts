@@ -318,3 +318,35 @@ test('fail-safe: a small glyph on white is never ink; a colour glyph keeps its c
   assert.equal(result.chosen.mode, 'logo');
   assert.match(result.svg, /fill="#e[01][0-9a-f]{4}"/i);
 });
+
+test('fail-safe: a dense palette map saved without its palette is still flat colour: few colours at its own size decide, not the blended sample', async () => {
+  const stored = corpusImage('edge/palette_zune_2048x2253.png');
+  const flattened = await sharp(stored).flatten({ background: '#ffffff' }).png({ palette: false }).toBuffer();
+  assert.equal((await sharp(flattened).metadata()).isPalette, false, 'saved as RGB, not indexed');
+  const decoded = await decodeImage(flattened, { maxInputPixels: LIMITS.maxInputPixels, maxWorkingPixels: 2_000_000 });
+  assert.equal(decoded.palette, false);
+  assert.equal(decoded.fewColours, true, 'the rows read at full size hold a palette\'s worth of colours');
+  const sample = await fitToPixels(decoded, CLASSIFY_PIXELS);
+  const stats = measureImage(sample.rgba, sample.width, sample.height);
+  assert.ok(stats.distinctColours > 10_000, `the reduced sample blends them into ${stats.distinctColours}`);
+  assert.equal(classifyImage(stats, { ...decoded, fewColours: false }), 'photo', 'without the count, its statistics read as a photograph');
+  assert.equal(await chosenKind(flattened), 'logo');
+  // A photograph saved as PNG never has so few colours, at its own size or in its probed rows.
+  const photo = await sharp(corpusImage('photo/kodim23.png')).png().toBuffer();
+  assert.equal((await decodeImage(photo, { maxInputPixels: LIMITS.maxInputPixels, maxWorkingPixels: 2_000_000 })).fewColours, undefined);
+  const enlargedPhoto = await sharp(photo).resize(2400).png().toBuffer();
+  assert.equal((await decodeImage(enlargedPhoto, { maxInputPixels: LIMITS.maxInputPixels, maxWorkingPixels: 2_000_000 })).fewColours, undefined);
+});
+
+test('fail-safe: a game picture in its own 256 colours stays pixel art when saved without its palette', async () => {
+  const stored = corpusImage('wide/pixelart/freedoom_titlepic_320x200.png');
+  assert.equal((await sharp(stored).metadata()).isPalette, true);
+  const rgb = await sharp(stored).flatten({ background: '#ffffff' }).png({ palette: false }).toBuffer();
+  const decoded = await decodeImage(rgb, { maxInputPixels: LIMITS.maxInputPixels, maxWorkingPixels: 2_000_000 });
+  assert.equal(decoded.palette, false);
+  assert.equal(decoded.fewColours, true);
+  const stats = await statsOf(rgb);
+  assert.ok(stats.aaBlendShare > RULES.pixelArt.maxAaBlendShare && stats.aaBlendShare <= RULES.pixelArt.maxIndexedAaBlendShare, `it shades with its own colours: ${stats.aaBlendShare}`);
+  assert.equal(classifyImage(stats, { ...decoded, fewColours: false }), 'logo', 'without the count it would be taken for artwork and smoothed');
+  assert.equal(await chosenKind(rgb), 'pixelart');
+});
