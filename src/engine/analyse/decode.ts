@@ -96,11 +96,14 @@ export async function decodeImage(bytes: Buffer, limits: DecodeLimits): Promise<
   const working = workingSize(originalWidth, originalHeight, limits.maxWorkingPixels);
   const reduced = working.width !== originalWidth || working.height !== originalHeight;
 
-  if (reduced && format !== 'jpeg' && limits.findEnlargement !== false) {
-    const native = await nativeGrid(bytes, options, originalWidth, originalHeight, limits.maxWorkingPixels).catch(() => undefined);
+  // A lossless source too large for this decode: its top rows at full size say whether it is an
+  // enlargement of pixel art, and whether it holds a palette's worth of colours.
+  const probe = reduced && format !== 'jpeg' && limits.findEnlargement !== false ? await probeRows(bytes, options, originalWidth, originalHeight).catch(() => undefined) : undefined;
+  if (probe) {
+    const native = await nativeGrid(bytes, options, probe, originalWidth, originalHeight, limits.maxWorkingPixels).catch(() => undefined);
     if (native) return { ...native, originalWidth, originalHeight, format, palette: metadata.isPalette === true };
   }
-  const probed = reduced && format !== 'jpeg' && limits.findEnlargement !== false && metadata.isPalette !== true ? await fewColoursInProbe(bytes, options, originalWidth, originalHeight) : false;
+  const probed = probe !== undefined && metadata.isPalette !== true && hasFewColours(probe);
 
   try {
     let pipeline = sharp(bytes, options).rotate();
@@ -123,8 +126,9 @@ export async function decodeImage(bytes: Buffer, limits: DecodeLimits): Promise<
 
 /**
  * Rows at the top of a lossless source too large for its first decode that are read at full size,
- * to find whether it is a nearest-neighbour enlargement: PNG decodes top down, so they cost a
- * fraction of the decode. A reduced decode would blur the blocks into anti-aliasing.
+ * to find whether it is a nearest-neighbour enlargement and whether it holds few colours: PNG
+ * decodes top down, so they cost a fraction of the decode. A reduced decode would blur the blocks
+ * into anti-aliasing and the colours into thousands.
  */
 const PROBE_ROWS = 256;
 /** Colour changes along the probed rows needed before their blocks count: a plain band proves nothing. */
@@ -138,17 +142,13 @@ const PROBE_MIN_CHANGES = 64;
 async function nativeGrid(
   bytes: Buffer,
   options: { limitInputPixels: number; failOn: 'error' },
+  probe: Uint32Array,
   width: number,
   height: number,
   maxPixels: number,
 ): Promise<Pick<DecodedImage, 'rgba' | 'width' | 'height' | 'enlargement'> | undefined> {
-  const rows = Math.min(height, PROBE_ROWS);
-  const { data: strip } = await rgbaOf(sharp(bytes, options).rotate().extract({ left: 0, top: 0, width, height: rows }));
-  const words = pixelWords(strip);
-  let changes = 0;
-  for (let i = 1; i < words.length && changes < PROBE_MIN_CHANGES; i++) if (i % width !== 0 && words[i] !== words[i - 1]) changes++;
-  if (changes < PROBE_MIN_CHANGES) return undefined;
-  const blocks = blockSize(strip, width, rows);
+  const strip = Buffer.from(probe.buffer, probe.byteOffset, probe.byteLength);
+  const blocks = blockSize(strip, width, probe.length / width);
   if (blocks.width === 1 || width % blocks.width !== 0 || height % blocks.height !== 0) return undefined;
   const nativeWidth = width / blocks.width;
   const nativeHeight = height / blocks.height;
@@ -178,20 +178,16 @@ export function hasFewColours(words: Uint32Array): boolean {
 }
 
 /**
- * The rows probed at full size (as nativeGrid reads them) hold few colours, and enough colour
- * changes to tell: a plain band proves nothing.
+ * The top PROBE_ROWS rows at full size, as RGBA words, when they hold at least PROBE_MIN_CHANGES
+ * colour changes (a plain band proves nothing); undefined otherwise.
  */
-async function fewColoursInProbe(bytes: Buffer, options: { limitInputPixels: number; failOn: 'error' }, width: number, height: number): Promise<boolean> {
-  try {
-    const rows = Math.min(height, PROBE_ROWS);
-    const { data: strip } = await rgbaOf(sharp(bytes, options).rotate().extract({ left: 0, top: 0, width, height: rows }));
-    const words = pixelWords(strip);
-    let changes = 0;
-    for (let i = 1; i < words.length && changes < PROBE_MIN_CHANGES; i++) if (i % width !== 0 && words[i] !== words[i - 1]) changes++;
-    return changes >= PROBE_MIN_CHANGES && hasFewColours(words);
-  } catch {
-    return false;
-  }
+async function probeRows(bytes: Buffer, options: { limitInputPixels: number; failOn: 'error' }, width: number, height: number): Promise<Uint32Array | undefined> {
+  const rows = Math.min(height, PROBE_ROWS);
+  const { data: strip } = await rgbaOf(sharp(bytes, options).rotate().extract({ left: 0, top: 0, width, height: rows }));
+  const words = pixelWords(strip);
+  let changes = 0;
+  for (let i = 1; i < words.length && changes < PROBE_MIN_CHANGES; i++) if (i % width !== 0 && words[i] !== words[i - 1]) changes++;
+  return changes >= PROBE_MIN_CHANGES ? words : undefined;
 }
 
 /** A pipeline's pixels as straight sRGB RGBA, 8 bits a channel. */
