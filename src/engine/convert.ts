@@ -145,7 +145,7 @@ export async function convertImage(request: TraceRequest, options: ConvertOption
     retraceMs += performance.now() - retraceStarted;
     if (candidate) {
       attempts.push(candidate);
-      if (candidate.check.fidelity > best.check.fidelity + PLAIN_MARGIN && keepsDetail(candidate, best, image.first)) best = candidate;
+      if (candidate.check.fidelity > best.check.fidelity + PLAIN_MARGIN && keepsDetail(candidate, best, largestDecode(image))) best = candidate;
     }
   }
   // A test key's result: the watermark joins the model after the check (fidelity is the trace's),
@@ -188,6 +188,13 @@ function keepsDetail(plain: Attempt, engine: Attempt, decoded: DecodedImage): bo
   const detail = detailReference(decoded, CHECK_PIXELS);
   if (!detail) return true;
   return detailFidelity(plain.svg, detail) >= detailFidelity(engine.svg, detail);
+}
+
+/** The largest decode made of the image: a JPEG is first decoded small, and decoded again larger for the kinds traced larger. */
+function largestDecode(image: AnalysedImage): DecodedImage {
+  let largest = image.first;
+  for (const decoded of image.larger.values()) if (decoded.width * decoded.height > largest.width * largest.height) largest = decoded;
+  return largest;
 }
 
 /** The physical size the params ask for (`unit`, `dpi`). */
