@@ -506,11 +506,10 @@ export const RULES = {
 export function isPixelArt(stats: ImageStats, facts: ImageFacts): boolean {
   const rule = RULES.pixelArt;
   const nativeLongSide = Math.max(facts.originalWidth / stats.blockWidth, facts.originalHeight / stats.blockHeight);
-  // A game's palette of at most 256 colours, stored as one (an indexed source), saved without it
-  // (fewColours: the same title picture flattened on white) or shown as pixels (a nearest-neighbour
-  // enlargement, every pixel a block): such art may shade with more of its own colours.
+  // A game's palette of at most 256 colours, stored as one (an indexed source) or shown as pixels
+  // (a nearest-neighbour enlargement, every pixel a block): such art may shade with more of its own colours.
   const enlarged = stats.blockWidth > 1 && stats.blockHeight > 1;
-  const ownPalette = (facts.palette || facts.fewColours === true || enlarged) && stats.distinctColours <= 256;
+  const ownPalette = (facts.palette || enlarged) && stats.distinctColours <= 256;
   const grey = isGrey(stats);
   return (
     nativeLongSide <= rule.maxLongSide &&

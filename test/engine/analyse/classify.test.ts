@@ -337,16 +337,3 @@ test('fail-safe: a dense palette map saved without its palette is still flat col
   const enlargedPhoto = await sharp(photo).resize(2400).png().toBuffer();
   assert.equal((await decodeImage(enlargedPhoto, { maxInputPixels: LIMITS.maxInputPixels, maxWorkingPixels: 2_000_000 })).fewColours, undefined);
 });
-
-test('fail-safe: a game picture in its own 256 colours stays pixel art when saved without its palette', async () => {
-  const stored = corpusImage('wide/pixelart/freedoom_titlepic_320x200.png');
-  assert.equal((await sharp(stored).metadata()).isPalette, true);
-  const rgb = await sharp(stored).flatten({ background: '#ffffff' }).png({ palette: false }).toBuffer();
-  const decoded = await decodeImage(rgb, { maxInputPixels: LIMITS.maxInputPixels, maxWorkingPixels: 2_000_000 });
-  assert.equal(decoded.palette, false);
-  assert.equal(decoded.fewColours, true);
-  const stats = await statsOf(rgb);
-  assert.ok(stats.aaBlendShare > RULES.pixelArt.maxAaBlendShare && stats.aaBlendShare <= RULES.pixelArt.maxIndexedAaBlendShare, `it shades with its own colours: ${stats.aaBlendShare}`);
-  assert.equal(classifyImage(stats, { ...decoded, fewColours: false }), 'logo', 'without the count it would be taken for artwork and smoothed');
-  assert.equal(await chosenKind(rgb), 'pixelart');
-});
