@@ -1,7 +1,6 @@
-// Large images and line art at 100 %: crops of the original at full resolution against the same
-// crops of an SVG drawn at the original size. The baseline is what a user of raw VTracer would do
-// with a large photo: shrink it to 1.5 MP (line art is smaller: traced whole), trace that, and
-// show the SVG at the original size.
+// Large images at 100 %: crops of the original at full resolution against the same crops of an
+// SVG drawn at the original size. The baseline is what a user of raw VTracer would do with a large
+// photo: shrink it to 1.5 MP, trace that, and show the SVG at the original size.
 import { vectorizeRaw } from '@neplex/vectorizer';
 import sharp from 'sharp';
 import { compareImages, type Comparison, type RgbaImage } from './compare.ts';
@@ -12,19 +11,6 @@ export { croppedSvg };
 
 /** Images of at least this many pixels are also compared at 100 %. */
 export const LARGE_PIXELS = 8_000_000;
-/** The long side of the whole-image comparison (measure.ts compares at most this). */
-const COMPARED_SIDE = 512;
-
-/**
- * Whether an image is also compared at 100 %: a large image, or line art (labelled ink) larger
- * than the whole-image comparison. Reduced to 512 px, an etching's hatching and small type are
- * finer than the comparison's windows and count only by their mean tone: grey blotches of the
- * right tone score as well as the lines (test/engine/check/detail.test.ts shows the same on the
- * engine's own check).
- */
-export function comparedAt100(width: number, height: number, lineArt: boolean): boolean {
-  return width * height >= LARGE_PIXELS || (lineArt && Math.max(width, height) > COMPARED_SIDE);
-}
 /** Side of each crop, in original pixels. */
 export const CROP_SIDE = 512;
 /** VTracer's baseline traces the image shrunk to this many pixels. */
@@ -45,8 +31,7 @@ export interface Crop {
 }
 
 export const CROP_METHOD = [
-  `Images of ${LARGE_PIXELS / 1e6} MP or more, and ink (labelled \`sketch\`, or \`also\`) over ${COMPARED_SIDE} px on the long side, whose hatching and`,
-  `small type the whole-image comparison reduces to their mean tone, are also compared at 100 %, in up to three ${CROP_SIDE}×${CROP_SIDE} crops of the original at`,
+  `Images of ${LARGE_PIXELS / 1e6} MP or more are also compared at 100 %, in up to three ${CROP_SIDE}×${CROP_SIDE} crops of the original at`,
   'full resolution: the centre; the most detailed tile and the smoothest tile that is not flat, of a grid of',
   `${CROP_SIDE} px tiles ranked on the image shrunk ${RANKING_SHRINK}× by their mean luma gradient (flat: luma standard deviation`,
   `under ${FLAT_STD}; the smooth tile is where banding shows). Each SVG is drawn at the original size with resvg, only`,

@@ -125,7 +125,7 @@ function destroyedSection(rows: ImageRow[], scopes: Scope[]): string[] {
   const lines = ['## Destroyed results', ''];
   lines.push(
     `A result is destroyed when the engine fails, when its opaque coverage changes by more than ${COVERAGE_LIMIT * 100} % of the`,
-    `image, when its SSIM is more than ${BELOW_VTRACER} below raw VTracer’s, or when a 100 % crop of a large image (or of ink over 512 px) is more`,
+    `image, when its SSIM is more than ${BELOW_VTRACER} below raw VTracer’s, or when a 100 % crop of a large image is more`,
     `than ${CROP_BELOW_VTRACER} below VTracer’s trace of the image shrunk to 1.5 MP.`,
     '',
   );
@@ -239,7 +239,7 @@ function worstRegionSection(rows: ImageRow[]): string[] {
 function cropsSection(rows: ImageRow[]): string[] {
   const large = rows.filter((row) => row.crops);
   if (!large.length) return [];
-  const lines = ['## Large images and line art at 100 %', '', ...CROP_METHOD, ''];
+  const lines = ['## Large images at 100 %', '', ...CROP_METHOD, ''];
   const shown = large.filter(named);
   if (shown.length) {
     lines.push(
@@ -271,7 +271,7 @@ function cropsSection(rows: ImageRow[]): string[] {
     const crops = holdout.flatMap((row) => row.crops ?? []);
     const below = crops.filter((crop) => crop.ours.ssim < crop.vtracer.ssim - CROP_BELOW_VTRACER);
     lines.push(
-      `Hold-out part: ${holdout.length} images (large, or ink over 512 px), ${crops.length} crops; ${below.length} below VTracer − ${CROP_BELOW_VTRACER}; ` +
+      `Hold-out part: ${holdout.length} large images, ${crops.length} crops; ${below.length} below VTracer − ${CROP_BELOW_VTRACER}; ` +
         `median crop SSIM ${fixed(median(crops.map((crop) => crop.ours.ssim)))} vs VTracer’s ${fixed(median(crops.map((crop) => crop.vtracer.ssim)))}.`,
       '',
     );

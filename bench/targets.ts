@@ -115,7 +115,7 @@ export function robustnessTargets(rows: ImageRow[], scopes: Scope[]): TargetRow[
       }),
     },
     {
-      name: `no 100 % crop of an image of 8 MP or more, or of ink over 512 px, below VTracer (1.5 MP) − ${CROP_BELOW_VTRACER}`,
+      name: `no 100 % crop of an image of 8 MP or more below VTracer (1.5 MP) − ${CROP_BELOW_VTRACER}`,
       cells: per((inScope) => {
         const crops = large(inScope).flatMap((row) => row.crops ?? []).filter((crop) => crop.vtracer.ssim > 0);
         if (!crops.length) return undefined;
