@@ -103,12 +103,14 @@ export async function decodeImage(bytes: Buffer, limits: DecodeLimits): Promise<
     const native = await nativeGrid(bytes, options, probe, originalWidth, originalHeight, limits.maxWorkingPixels).catch(() => undefined);
     if (native) return { ...native, originalWidth, originalHeight, format, palette: metadata.isPalette === true };
   }
-  const probed = probe !== undefined && metadata.isPalette !== true && hasFewColours(probe);
 
   try {
     let pipeline = sharp(bytes, options).rotate();
     if (reduced) pipeline = pipeline.resize(working.width, working.height, { fit: 'fill', kernel: 'lanczos3' });
     const { data, info } = await rgbaOf(pipeline);
+    // Counted on what was read at full size: the probed rows, or the whole decode when it is not reduced.
+    const fullSize = reduced ? probe : format === 'jpeg' ? undefined : pixelWords(data);
+    const fewColours = metadata.isPalette !== true && fullSize !== undefined && hasFewColours(fullSize);
     return {
       rgba: data,
       width: info.width,
@@ -117,7 +119,7 @@ export async function decodeImage(bytes: Buffer, limits: DecodeLimits): Promise<
       originalHeight,
       format,
       palette: metadata.isPalette === true,
-      ...(probed || (!reduced && metadata.isPalette !== true && format !== 'jpeg' && hasFewColours(pixelWords(data))) ? { fewColours: true } : {}),
+      ...(fewColours ? { fewColours: true } : {}),
     };
   } catch (error) {
     throw invalid(`the ${name} image is corrupt or truncated (${describeSharpError(error)})`);

@@ -5,6 +5,7 @@
 // different sizes (the plain trace works at the check's size, the engine's own paths finer), they
 // are also compared here, where the finer one's lines are seen.
 
+import type { CheckReference } from './check.ts';
 import { compareImages } from './compare.ts';
 import { fidelityOf } from './fidelity.ts';
 import { croppedSvg, renderSvg, type PixelRect } from './render.ts';
@@ -26,14 +27,8 @@ export interface DetailReference {
   imageHeight: number;
 }
 
-interface Raster {
-  rgba: Uint8Array;
-  width: number;
-  height: number;
-}
-
 /** The crop of `decoded` with the most luma gradient, when the decode is much finer than the check. */
-export function detailReference(decoded: Raster, checkPixels: number): DetailReference | undefined {
+export function detailReference(decoded: CheckReference, checkPixels: number): DetailReference | undefined {
   const { width, height, rgba } = decoded;
   if (width * height <= checkPixels * FINER_THAN_CHECK) return undefined;
   const side = Math.min(DETAIL_SIDE, width, height);
