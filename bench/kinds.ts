@@ -8,69 +8,14 @@
 //   npm run bench:kinds                    writes its section of docs/benchmarks.md
 //   npm run bench:kinds -- --reveal-holdout  also names hold-out misses on the console (never in docs)
 
-import { join } from 'node:path';
-import sharp, { type Sharp } from 'sharp';
+import sharp from 'sharp';
 import { classifyImage, doubtfulAlternative, type ImageKind } from '../src/engine/analyse/classify.ts';
 import { firstDecodePixelsOf, statisticsOf } from '../src/engine/convert.ts';
 import { decodeImage } from '../src/engine/analyse/decode.ts';
-import { readKindsManifest, SHARED_CORPUS_DIR, type ImageKindName } from './corpus.ts';
+import { CHANGES, labelledImages, MAX_CHANGED_PIXELS as MAX_PIXELS, type LabelledPart } from './changes.ts';
 import { writeReportSection } from './report.ts';
-import { readWideKinds, readWideSplit, WIDE_DIR, type WidePart } from './wide.ts';
 
-type Part = 'corpus' | WidePart;
-
-interface Labelled {
-  file: string;
-  path: string;
-  part: Part;
-  kind: ImageKindName;
-  also?: ImageKindName;
-}
-
-interface Change {
-  name: string;
-  what: string;
-  /** Whether the change keeps an image of this kind its kind. */
-  keeps: (kind: ImageKindName) => boolean;
-  apply: (image: Sharp, width: number, height: number) => Sharp | undefined;
-}
-
-/** Images larger than this are left out (decoding them per change would take most of the run). */
-const MAX_PIXELS = 30_000_000;
-
-const CHANGES: Change[] = [
-  { name: 'jpeg70', what: 'flattened on white, JPEG quality 70', keeps: (kind) => kind !== 'pixelart', apply: (image) => image.flatten({ background: '#ffffff' }).jpeg({ quality: 70 }) },
-  {
-    name: 'half',
-    what: 'halved (Lanczos), images of 64 px or more',
-    keeps: (kind) => kind !== 'pixelart',
-    apply: (image, width, height) => (Math.max(width, height) < 64 ? undefined : image.resize(Math.max(1, Math.round(width / 2))).png()),
-  },
-  { name: 'onwhite', what: 'flattened on white, PNG', keeps: () => true, apply: (image) => image.flatten({ background: '#ffffff' }).png() },
-  { name: 'dark', what: 'flattened on white, levels × 0.6 − 30, JPEG quality 85', keeps: (kind) => kind === 'photo', apply: (image) => image.flatten({ background: '#ffffff' }).linear(0.6, -30).jpeg({ quality: 85 }) },
-  { name: 'grey', what: 'greyscale, PNG', keeps: (kind) => kind === 'photo' || kind === 'sketch', apply: (image) => image.greyscale().png() },
-  {
-    name: 'nearest3x',
-    what: 'enlarged 3× by repeating pixels, PNG',
-    keeps: (kind) => kind === 'pixelart',
-    apply: (image, width, height) => (width * height * 9 > MAX_PIXELS ? undefined : image.resize(width * 3, height * 3, { kernel: 'nearest' }).png()),
-  },
-  { name: 'webp80', what: 'WebP quality 80', keeps: (kind) => kind !== 'pixelart', apply: (image) => image.webp({ quality: 80 }) },
-];
-
-function labelledImages(): Labelled[] {
-  const images: Labelled[] = [];
-  for (const entry of readKindsManifest(SHARED_CORPUS_DIR).entries.values()) {
-    images.push({ file: entry.file, path: join(SHARED_CORPUS_DIR, entry.file), part: 'corpus', kind: entry.kind });
-  }
-  const wide = readWideKinds();
-  const split = readWideSplit(wide);
-  for (const entry of wide) {
-    const part = split.part.get(entry.file) as WidePart;
-    images.push({ file: `wide/${entry.file}`, path: join(WIDE_DIR, entry.file), part, kind: entry.kind, ...(entry.also ? { also: entry.also } : {}) });
-  }
-  return images;
-}
+type Part = LabelledPart;
 
 /** The kind auto picks, and the one it is in doubt about, as convertImage decides them. */
 async function kindsOf(bytes: Buffer): Promise<ImageKind[]> {

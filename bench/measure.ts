@@ -20,7 +20,7 @@ const run = promisify(execFile);
 
 export const MAX_INPUT_PIXELS = 100_000_000;
 /** Baselines' figures and renders; BENCH_CACHE_DIR points another worktree at one already filled. */
-const CACHE_DIR = process.env.BENCH_CACHE_DIR ?? fileURLToPath(new URL('./.cache/', import.meta.url));
+export const CACHE_DIR = process.env.BENCH_CACHE_DIR ?? fileURLToPath(new URL('./.cache/', import.meta.url));
 
 /** VTracer's command-line defaults (vtracer cmdapp config.rs, Config::default). */
 export const VTRACER_CLI_DEFAULTS: Config = {
