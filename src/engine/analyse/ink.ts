@@ -245,6 +245,8 @@ export interface InkSeparation {
   /** Mean normalised luma of the ink and of the paper pixels. */
   inkLevel: number;
   paperLevel: number;
+  /** Standard deviation of the paper pixels' normalised luma: the paper's grain and noise. */
+  paperSpread: number;
   /** The colours of ink and of the main paper: the mean of each side's core (see CORE_SHARE). */
   ink: Rgb;
   paper: Rgb;
@@ -336,6 +338,7 @@ export function separateInk(rgba: Buffer, width: number, height: number): InkSep
   let paperCount = 0;
   let inkSum = 0;
   let paperSum = 0;
+  let paperSquares = 0;
   for (let t = 0; t < 256; t++) {
     const count = histogram[t] as number;
     if (t < threshold) {
@@ -344,6 +347,7 @@ export function separateInk(rgba: Buffer, width: number, height: number): InkSep
     } else {
       paperCount += count;
       paperSum += t * count;
+      paperSquares += t * t * count;
     }
   }
   const split = paperToneSplit(grid.cells);
@@ -375,6 +379,7 @@ export function separateInk(rgba: Buffer, width: number, height: number): InkSep
     threshold,
     inkLevel: inkCount ? inkSum / inkCount : 0,
     paperLevel: paperCount ? paperSum / paperCount : 255,
+    paperSpread: paperCount ? Math.sqrt(Math.max(0, paperSquares / paperCount - (paperSum / paperCount) ** 2)) : 0,
     ink: ink.mean(0),
     paper: papers[0].mean(255),
     secondPaper,
@@ -446,6 +451,78 @@ export function binariseInk(normalised: Uint8Array, width: number, height: numbe
       const top = (normalised[row0 + x0] as number) * (1 - fx) + (normalised[row0 + x1] as number) * fx;
       const bottom = (normalised[row1 + x0] as number) * (1 - fx) + (normalised[row1 + x1] as number) * fx;
       pixels[rowOut + x] = top * (1 - fy) + bottom * fy < threshold ? black : white;
+    }
+  }
+  return out;
+}
+
+/**
+ * A thin line is darker than both its neighbours across it by this many times the paper's spread
+ * (the standard deviation of the paper side's normalised luma: grain, noise, and any grey shading
+ * that fell on the paper side, which makes the gate stricter, never looser)...
+ */
+const THIN_LINE_CONTRAST_SPREADS = 2;
+/**
+ * ... and by at least this share of the way from paper to ink (a faint ruled line still counts).
+ * On the corpus's line art upscaled (the flower, the etching, the handwriting, the 1912 letter and
+ * a comic halved) 0.15 and 0.25 both beat no darkening; 0.15 kept most (SSIM at 1×: flower
+ * 0.858 → 0.874, letter halved 0.848 → 0.873, comic halved 0.784 → 0.814).
+ */
+const THIN_LINE_MIN_COVERAGE = 0.15;
+/** Opposite neighbours of a pixel: across a vertical, a horizontal and the two diagonal lines. */
+const ACROSS: readonly (readonly [number, number])[] = [
+  [1, 0],
+  [0, 1],
+  [1, 1],
+  [1, -1],
+];
+
+/**
+ * Lines thinner than a pixel, kept at their weight when the ink is upscaled while thresholding.
+ * Bilinear interpolation spreads a line covering a share c of one pixel into a tent of peak c
+ * and half-width one pixel; a threshold at darkness t keeps 2(1 − t/c) pixels of it, nothing when
+ * c < t: a line a person sees (half a pixel of ink, a faint rule) vanishes, and one of c = 0.6
+ * keeps a third of a pixel. Each pixel darker than its two neighbours across some direction (a
+ * ridge, one pixel wide or two, as a line straddling two pixels is) whose darkness stands clear
+ * of the paper's grain on both sides gets the peak that keeps its coverage: t / (1 − c / 2), c
+ * being the darkness summed across it. Edges of wide strokes and of grey areas are no ridge, and
+ * their width was right already.
+ * Returns a changed copy; unchanged when nothing is thin.
+ */
+export function darkenThinLines(separation: InkSeparation, width: number, height: number): Uint8Array {
+  const { normalised, threshold, inkLevel, paperLevel, paperSpread } = separation;
+  const range = paperLevel - inkLevel;
+  if (range <= 0) return normalised;
+  const minContrast = Math.max(THIN_LINE_CONTRAST_SPREADS * paperSpread, THIN_LINE_MIN_COVERAGE * range);
+  const cut = (paperLevel - threshold) / range;
+  const darkness = (value: number): number => Math.min(1, Math.max(0, (paperLevel - value) / range));
+  const out = Uint8Array.from(normalised);
+  for (let y = 3; y < height - 3; y++) {
+    for (let x = 3, p = y * width + 3; x < width - 3; x++, p++) {
+      const value = normalised[p] as number;
+      if (value >= paperLevel - minContrast) continue;
+      let coverage = 0;
+      for (const [dx, dy] of ACROSS) {
+        const step = dy * width + dx;
+        const a = normalised[p - step] as number;
+        const b = normalised[p + step] as number;
+        if (!(value < a && value <= b)) continue;
+        const wide = b - value < minContrast;
+        // One pixel wide, or two (a line straddling them; the darker one is darkened): clear of both
+        // sides by the grain's margin, and alone: paper again a pixel further on each side, where
+        // hatching or a halftone would have its next line (darkened, those turn into squiggles).
+        const beyond = normalised[p + (wide ? 2 : 1) * step] as number;
+        const farBefore = normalised[p - 2 * step] as number;
+        const farAfter = normalised[p + (wide ? 3 : 2) * step] as number;
+        const edge = wide ? b : value;
+        if (a - value < minContrast || beyond - edge < minContrast) continue;
+        if (Math.min(farBefore, farAfter) < paperLevel - minContrast) continue;
+        const across = darkness(value) + darkness(a) + darkness(beyond) + (wide ? darkness(b) : 0);
+        coverage = Math.max(coverage, Math.min(1, across));
+      }
+      if (coverage === 0) continue;
+      const peak = Math.min(1, cut / (1 - coverage / 2));
+      if (peak > darkness(value)) out[p] = Math.max(0, Math.round(paperLevel - peak * range));
     }
   }
   return out;

@@ -7,7 +7,7 @@ import { OPAQUE_BELOW, type ImageKind } from './classify.ts';
 import { workingSize } from './decode.ts';
 import { colourDistance, mapToPalette, paletteOf, pixelWords, reducePalette } from './palette.ts';
 import type { Rgb } from '../geometry.ts';
-import { binariseInk, luma, separateInk, type SecondPaper } from './ink.ts';
+import { binariseInk, darkenThinLines, luma, separateInk, type SecondPaper } from './ink.ts';
 import { binariseAlpha } from '../trace/vtracer.ts';
 import { componentRoots } from '../segment/components.ts';
 
@@ -292,7 +292,9 @@ function prepareLineArt(image: RgbaImage, upscale: number): PreparedPixels {
   for (let i = 3; i < image.rgba.length; i += 4) if ((image.rgba[i] as number) < 128) transparent++;
   const opaque = transparent / (image.width * image.height) < OPAQUE_BELOW;
   const separation = separateInk(image.rgba, image.width, image.height);
-  const ink = binariseInk(separation.normalised, image.width, image.height, upscale, separation.threshold);
+  // Upscaled, a line thinner than a pixel can keep its weight (on the image's own grid it cannot).
+  const levels = upscale > 1 ? darkenThinLines(separation, image.width, image.height) : separation.normalised;
+  const ink = binariseInk(levels, image.width, image.height, upscale, separation.threshold);
   return {
     rgba: ink,
     background: opaque ? separation.paper : undefined,

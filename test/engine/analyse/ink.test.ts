@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { Resvg } from '@resvg/resvg-js';
 import sharp from 'sharp';
 import { convertImage } from '../../../src/engine/convert.ts';
-import { binariseInk, otsuOfHistogram, separateInk } from '../../../src/engine/analyse/ink.ts';
+import { binariseInk, darkenThinLines, otsuOfHistogram, separateInk } from '../../../src/engine/analyse/ink.ts';
 import { DEFAULT_PARAMS, type TraceParams } from '../../../src/engine/params.ts';
 import { handwrittenLetter, handwritingPath, inkOnTransparency, letterOnMount, renderSvg } from '../fixtures.ts';
 
@@ -59,6 +59,55 @@ test('a 1-bit image upscaled while thresholding keeps every stroke at its width'
       assert.equal(ink(x, y), plane[(y >> 1) * width + (x >> 1)] === 0, `pixel (${x}, ${y}) of the doubled image`);
     }
   }
+});
+
+/** An opaque grey RGBA page (`luma` per pixel), with a solid black bar at x 2–7 so there is ink to find. */
+function greyPage(width: number, height: number, luma: (x: number, y: number) => number): Buffer {
+  const rgba = Buffer.alloc(width * height * 4);
+  for (let y = 0, i = 0; y < height; y++) {
+    for (let x = 0; x < width; x++, i += 4) {
+      const value = x >= 2 && x < 8 ? 0 : Math.max(0, Math.min(255, Math.round(luma(x, y))));
+      rgba.fill(value, i, i + 3);
+      rgba[i + 3] = 255;
+    }
+  }
+  return rgba;
+}
+
+/** Ink sub-pixels of one output row between two source columns (inclusive start, exclusive end). */
+function inkRun(binary: Buffer, width: number, factor: number, row: number, from: number, to: number): number {
+  let count = 0;
+  for (let x = from * factor; x < to * factor; x++) if (binary[(row * width * factor + x) * 4] === 0) count++;
+  return count;
+}
+
+test('lines thinner than a pixel keep their weight when the ink is upscaled, and paper grain stays paper', () => {
+  const width = 48;
+  const height = 24;
+  const factor = 4;
+  // Vertical lines covering 0.4 of a pixel (x 16), 0.3 (x 24), and 0.4 split over two pixels (x 32–33).
+  const coverage: Record<number, number> = { 16: 0.4, 24: 0.3, 32: 0.2, 33: 0.2 };
+  const page = greyPage(width, height, (x) => 255 * (1 - (coverage[x] ?? 0)));
+  const separation = separateInk(page, width, height);
+  const row = (height / 2) * factor;
+  const plain = binariseInk(separation.normalised, width, height, factor, separation.threshold);
+  // Thresholded as they are, all three vanish.
+  for (const [from, to] of [[12, 20], [20, 28], [28, 38]] as const) assert.equal(inkRun(plain, width, factor, row, from, to), 0);
+  const kept = binariseInk(darkenThinLines(separation, width, height), width, height, factor, separation.threshold);
+  // Each is drawn about as wide as the ink it holds: c × 4 sub-pixels (1.6, 1.2 and 1.6), give or take one.
+  for (const [from, to, wanted] of [[12, 20, 1.6], [20, 28, 1.2], [28, 38, 1.6]] as const) {
+    const drawn = inkRun(kept, width, factor, row, from, to);
+    assert.ok(Math.abs(drawn - wanted) <= 1, `line at ${from}–${to}: ${drawn} ink sub-pixels, ${wanted} wanted`);
+  }
+  // The solid bar is untouched.
+  assert.equal(inkRun(kept, width, factor, row, 3, 7), 4 * factor);
+
+  // Paper with grain of ±10 levels (a fixed pseudo-random pattern) and no line: nothing becomes ink.
+  const grain = (x: number, y: number) => 245 + 10 * Math.sin(x * 12.9898 + y * 78.233) * Math.cos(x * 4.1 - y * 7.7);
+  const grainy = greyPage(width, height, grain);
+  const grainySeparation = separateInk(grainy, width, height);
+  const darkened = binariseInk(darkenThinLines(grainySeparation, width, height), width, height, factor, grainySeparation.threshold);
+  for (let y = 0; y < height * factor; y++) assert.equal(inkRun(darkened, width, factor, y, 10, width), 0, `output row ${y}`);
 });
 
 test('under light that falls to 45 % in one corner, ink is found there and the paper stays paper', async () => {
