@@ -18,7 +18,7 @@ import { withWatermark } from './write/watermark.ts';
 import { restoreOpacity } from './paint/opacity.ts';
 import { binariseAlpha, buildTracerConfig, decimalPlaces, plainTracerConfig, resolveCurveMode, runTracer, type ResolvedCurveMode } from './trace/vtracer.ts';
 import { checkSvg, type CheckReference, type CheckReport } from './check/check.ts';
-import { plainPlan, retracePlans, type TracePlan } from './check/retrace.ts';
+import { finerPlan, plainPlan, retracePlans, type TracePlan } from './check/retrace.ts';
 import { detailFidelity, detailReference } from './check/detail.ts';
 import { EngineError, type TraceRequest, type TraceResult } from './types.ts';
 import { spotColourRequest, type SpotColourRequest } from './paint/spot-colours.ts';
@@ -126,8 +126,7 @@ export async function convertImage(request: TraceRequest, options: ConvertOption
   const asked = request.params.centerline || spotColourRequest(request.params) !== undefined;
   if (!options.noRetrace && !options.onlyPlainRetrace && !asked && best.check.signatures.length > 0) {
     for (const plan of retracePlans(best.check.signatures, best.plan, image.stats, request.params, image.first)) {
-      const elapsed = performance.now() - started;
-      if (elapsed > RETRACE_START_BEFORE_MS || elapsed + (attempts[0] as Attempt).timeMs * (plan.costFactor ?? 1) > RETRACE_END_MS) break;
+      if (!fitsInTime(started, (attempts[0] as Attempt).timeMs, plan)) break;
       const retraceStarted = performance.now();
       const traced = await attempt(image, plan, request.params, reference).catch(() => undefined);
       retraceMs += performance.now() - retraceStarted;
@@ -135,6 +134,18 @@ export async function convertImage(request: TraceRequest, options: ConvertOption
       const candidate = settle(traced, attempts);
       if (candidate.check.fidelity > best.check.fidelity + RETRACE_MARGIN) best = candidate;
       if (best.check.signatures.length === 0) break;
+    }
+  }
+  // A result that has lost much of the picture, traced below the image's own size: its kind finer first.
+  const finer = options.noRetrace || options.onlyPlainRetrace || asked ? undefined : finerPlan(best.plan, best.check.fidelity, image.first.originalWidth * image.first.originalHeight);
+  const triedAlready = (plan: TracePlan) => attempts.some((a) => a.plan.kind === plan.kind && a.plan.workingPixels === plan.workingPixels);
+  if (finer && !triedAlready(finer) && fitsInTime(started, (attempts[0] as Attempt).timeMs, finer)) {
+    const retraceStarted = performance.now();
+    const traced = await attempt(image, finer, request.params, reference).catch(() => undefined);
+    retraceMs += performance.now() - retraceStarted;
+    if (traced) {
+      const candidate = settle(traced, attempts);
+      if (candidate.check.fidelity > best.check.fidelity + RETRACE_MARGIN) best = candidate;
     }
   }
   // Fail safe: a result that has lost much of the picture is held against the tracer's own plain trace.
@@ -188,6 +199,12 @@ function keepsDetail(plain: Attempt, engine: Attempt, decoded: DecodedImage): bo
   const detail = detailReference(decoded, CHECK_PIXELS);
   if (!detail) return true;
   return detailFidelity(plain.svg, detail) >= detailFidelity(engine.svg, detail);
+}
+
+/** Whether a retrace may start now: early enough, and expected to end by RETRACE_END_MS (by the first attempt's time). */
+function fitsInTime(started: number, firstMs: number, plan: TracePlan): boolean {
+  const elapsed = performance.now() - started;
+  return elapsed <= RETRACE_START_BEFORE_MS && elapsed + firstMs * (plan.costFactor ?? 1) <= RETRACE_END_MS;
 }
 
 /** The largest decode made of the image: a JPEG is first decoded small, and decoded again larger for the kinds traced larger. */

@@ -18,9 +18,10 @@ export interface TracePlan {
    * The signature that asked for this plan, the classifier's doubt, or a low score (plainPlan):
    * `plain` is the tracer alone at its command-line defaults (trace/vtracer.ts, plainTracerConfig),
    * the floor the engine's own paths are measured against. `soft-edges` marks the version of a
-   * trace with its soft edges flat, checked beside it (convert.ts).
+   * trace with its soft edges flat, checked beside it (convert.ts). `low-score`: the same kind on
+   * a finer grid, for a result scoring under PLAIN_BELOW (finerPlan).
    */
-  reason?: Signature | 'doubt' | 'plain' | 'soft-edges';
+  reason?: Signature | 'doubt' | 'plain' | 'soft-edges' | 'low-score';
   /** Expected time against the first attempt's, to judge whether it fits the time left. */
   costFactor?: number;
 }
@@ -88,4 +89,18 @@ export const PLAIN_BELOW = 0.7;
 export function plainPlan(first: TracePlan, fidelity: number, params: TraceParams): TracePlan | undefined {
   if (params.mode !== 'auto' || params.curveMode !== 'auto' || fidelity >= PLAIN_BELOW) return undefined;
   return { kind: first.kind, reason: 'plain', costFactor: 1 };
+}
+
+/**
+ * A result scoring under PLAIN_BELOW that was traced below the image's own size gets its own kind
+ * on a grid FINER times larger first, before the plain trace: detail lost to the working size (an
+ * etching darkened and saved as JPEG, taken for a photograph and traced at 0.4 MP: 0.598, at 1 MP
+ * 0.693, the plain trace 0.640) is better won back by the engine's own path than by the tracer
+ * alone. The kind is kept, so a caller's mode is respected.
+ */
+export function finerPlan(first: TracePlan, fidelity: number, originalPixels: number): TracePlan | undefined {
+  if (fidelity >= PLAIN_BELOW) return undefined;
+  const kindPixels = first.workingPixels ?? workingPixelsFor(first.kind, originalPixels);
+  if (kindPixels >= originalPixels) return undefined;
+  return { kind: first.kind, workingPixels: Math.min(originalPixels, kindPixels * FINER), ...(first.curveMode ? { curveMode: first.curveMode } : {}), reason: 'low-score', costFactor: FINER };
 }

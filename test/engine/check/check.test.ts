@@ -7,7 +7,7 @@ import { checkSvg, COLOUR_LOST_ABOVE, signaturesOf, type CheckReference } from '
 import { compareImages } from '../../../src/engine/check/compare.ts';
 import { renderSvg } from '../../../src/engine/check/render.ts';
 import { convertImage } from '../../../src/engine/convert.ts';
-import { PLAIN_BELOW, plainPlan } from '../../../src/engine/check/retrace.ts';
+import { finerPlan, PLAIN_BELOW, plainPlan } from '../../../src/engine/check/retrace.ts';
 import { DEFAULT_PARAMS } from '../../../src/engine/params.ts';
 import { corpusImage as corpusFile } from '../corpus.ts';
 import { handwrittenLetter, renderSvg as renderFixture } from '../fixtures.ts';
@@ -175,4 +175,24 @@ test('a result that lost much of the picture is replaced by the plain trace when
   // (here against the full-size photograph; the engine compares at 0.25 MP).
   assert.ok(new Set(result.svg.match(/fill="#[0-9a-f]{6}"/g)).size > 20);
   assert.ok(Math.abs(checkSvg(result.svg, await referenceOf(image), FACTS).fidelity - result.fidelity) < 0.01);
+});
+
+test('a low score traced below the image’s own size is traced again finer, in its own kind, before the plain trace', async () => {
+  const photo = { kind: 'photo' } as const;
+  // A 1.5 MP photograph is traced at 0.4 MP; three times that is tried, and never more than its own size.
+  assert.deepEqual(finerPlan(photo, PLAIN_BELOW - 0.01, 1_500_000), { kind: 'photo', workingPixels: 1_200_000, reason: 'low-score', costFactor: 3 });
+  assert.equal(finerPlan(photo, PLAIN_BELOW - 0.01, 1_000_000)?.workingPixels, 1_000_000);
+  assert.equal(finerPlan(photo, PLAIN_BELOW, 1_500_000), undefined, 'a result scoring well is not');
+  assert.equal(finerPlan(photo, 0.1, 300_000), undefined, 'a photograph traced at its own size is not');
+  assert.equal(finerPlan({ kind: 'sketch' }, 0.1, 4_000_000), undefined, 'ink is traced at its own size already');
+  // The etching, darkened and saved as JPEG as a dim photograph of the page would be: taken for a
+  // photograph and traced at 0.4 MP, it loses its hatching; the finer trace keeps more of it.
+  const dark = await sharp(corpusFile('sketch/piranesi_carceri_etching_1000.png')).flatten({ background: '#ffffff' }).linear(0.6, -30).jpeg({ quality: 85 }).toBuffer();
+  const result = await convertImage({ image: dark, params: DEFAULT_PARAMS }, LIMITS);
+  const [first, finer] = result.check.attempts;
+  assert.ok(first && first.fidelity < PLAIN_BELOW, `first trace ${first?.fidelity}`);
+  assert.equal(finer?.reason, 'low-score');
+  assert.equal(finer?.kind, first.kind);
+  assert.equal(result.fidelity, Math.max(...result.check.attempts.map((a) => a.fidelity)), 'the best attempt is kept');
+  assert.ok(finer.fidelity > first.fidelity + 0.05, `finer ${finer.fidelity} against ${first.fidelity}`);
 });
