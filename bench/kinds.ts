@@ -15,8 +15,6 @@ import { decodeImage } from '../src/engine/analyse/decode.ts';
 import { CHANGES, labelledImages, MAX_CHANGED_PIXELS as MAX_PIXELS, type LabelledPart } from './changes.ts';
 import { writeReportSection } from './report.ts';
 
-type Part = LabelledPart;
-
 /** The kind auto picks, and the one it is in doubt about, as convertImage decides them. */
 async function kindsOf(bytes: Buffer): Promise<ImageKind[]> {
   const decoded = await decodeImage(bytes, { maxInputPixels: MAX_PIXELS * 9, maxWorkingPixels: firstDecodePixelsOf(bytes) });
@@ -28,9 +26,9 @@ async function kindsOf(bytes: Buffer): Promise<ImageKind[]> {
 
 async function main(): Promise<void> {
   const reveal = process.argv.includes('--reveal-holdout');
-  const parts: Part[] = ['corpus', 'tune', 'holdout'];
+  const parts: LabelledPart[] = ['corpus', 'tune', 'holdout'];
   const counts = new Map<string, { right: number; total: number }>();
-  const count = (part: Part, change: string, right: boolean) => {
+  const count = (part: LabelledPart, change: string, right: boolean) => {
     for (const key of [`${part}:${change}`, `${part}:all`]) {
       const entry = counts.get(key) ?? { right: 0, total: 0 };
       entry.total++;
@@ -55,7 +53,7 @@ async function main(): Promise<void> {
       if (image.part !== 'holdout' || reveal) console.log(line);
     }
   }
-  const cell = (part: Part, change: string) => {
+  const cell = (part: LabelledPart, change: string) => {
     const entry = counts.get(`${part}:${change}`);
     return entry ? `${entry.right} of ${entry.total}` : '–';
   };

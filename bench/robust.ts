@@ -11,7 +11,7 @@
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import sharp from 'sharp';
+import sharp, { type Metadata } from 'sharp';
 import { CHANGES, labelledImages, type Change, type Labelled } from './changes.ts';
 import { argumentValue } from './corpus.ts';
 import { LARGE_PIXELS } from './crops.ts';
@@ -30,9 +30,8 @@ interface CopyRow {
 const EXTENSIONS: Record<string, string> = { jpeg: 'jpg', png: 'png', webp: 'webp' };
 
 /** The changed copy as a file in the bench cache (measureImage reads a path), or undefined when the change does not apply. */
-async function changedCopy(original: Labelled, change: Change): Promise<string | undefined> {
-  const image = sharp(original.path);
-  const { width = 0, height = 0, hasAlpha, channels } = await image.metadata();
+async function changedCopy(original: Labelled, metadata: Metadata, change: Change): Promise<string | undefined> {
+  const { width = 0, height = 0, hasAlpha, channels } = metadata;
   // On white changes nothing on an opaque image, grey nothing on a grey one: not a new copy.
   if (change.name === 'onwhite' && !hasAlpha) return undefined;
   if (change.name === 'grey' && (channels ?? 3) <= 2) return undefined;
@@ -41,7 +40,7 @@ async function changedCopy(original: Labelled, change: Change): Promise<string |
   // copy at 512 px and that the engine rightly does not draw (it finds the enlargement and traces
   // the image as it traces the original: same SVG, same score).
   if (change.name === 'nearest3x' && original.kind !== 'pixelart') return undefined;
-  const pipeline = change.apply(image, width, height);
+  const pipeline = change.apply(sharp(original.path), width, height);
   if (!pipeline) return undefined;
   const { data, info } = await pipeline.toBuffer({ resolveWithObject: true });
   if (info.width * info.height >= LARGE_PIXELS) return undefined;
@@ -76,8 +75,9 @@ async function main(): Promise<void> {
   await convertWithService(await sharp({ create: { width: 8, height: 8, channels: 3, background: '#808080' } }).png().toBuffer());
   const rows: CopyRow[] = [];
   for (const original of originals) {
+    const metadata = await sharp(original.path).metadata();
     for (const change of changes) {
-      const path = await changedCopy(original, change);
+      const path = await changedCopy(original, metadata, change);
       if (!path) continue;
       const row = await measureImage(setImageOf(original, change, path), { baselines: true, potrace: false, keepSvg: false });
       rows.push({ change, original, row });

@@ -121,33 +121,29 @@ export async function convertImage(request: TraceRequest, options: ConvertOption
     retraceMs += performance.now() - retraceStarted;
     if (other.check.fidelity > best.check.fidelity) best = other;
   }
+  /** Another way of tracing, timed apart; kept when it scores higher by RETRACE_MARGIN. A failed attempt is skipped. */
+  const retrace = async (plan: TracePlan): Promise<void> => {
+    const retraceStarted = performance.now();
+    const traced = await attempt(image, plan, request.params, reference).catch(() => undefined);
+    retraceMs += performance.now() - retraceStarted;
+    if (!traced) return;
+    const candidate = settle(traced, attempts);
+    if (candidate.check.fidelity > best.check.fidelity + RETRACE_MARGIN) best = candidate;
+  };
   // Centerline and spot colours are a rendering asked for, not a guess to improve on: they are
   // not traced again another way (the check compares with the picture, paper and shading included).
   const asked = request.params.centerline || spotColourRequest(request.params) !== undefined;
   if (!options.noRetrace && !options.onlyPlainRetrace && !asked && best.check.signatures.length > 0) {
     for (const plan of retracePlans(best.check.signatures, best.plan, image.stats, request.params, image.first)) {
       if (!fitsInTime(started, (attempts[0] as Attempt).timeMs, plan)) break;
-      const retraceStarted = performance.now();
-      const traced = await attempt(image, plan, request.params, reference).catch(() => undefined);
-      retraceMs += performance.now() - retraceStarted;
-      if (!traced) continue;
-      const candidate = settle(traced, attempts);
-      if (candidate.check.fidelity > best.check.fidelity + RETRACE_MARGIN) best = candidate;
+      await retrace(plan);
       if (best.check.signatures.length === 0) break;
     }
   }
   // A result that has lost much of the picture, traced below the image's own size: its kind finer first.
   const finer = options.noRetrace || options.onlyPlainRetrace || asked ? undefined : finerPlan(best.plan, best.check.fidelity, image.first.originalWidth * image.first.originalHeight);
   const triedAlready = (plan: TracePlan) => attempts.some((a) => a.plan.kind === plan.kind && a.plan.workingPixels === plan.workingPixels);
-  if (finer && !triedAlready(finer) && fitsInTime(started, (attempts[0] as Attempt).timeMs, finer)) {
-    const retraceStarted = performance.now();
-    const traced = await attempt(image, finer, request.params, reference).catch(() => undefined);
-    retraceMs += performance.now() - retraceStarted;
-    if (traced) {
-      const candidate = settle(traced, attempts);
-      if (candidate.check.fidelity > best.check.fidelity + RETRACE_MARGIN) best = candidate;
-    }
-  }
+  if (finer && !triedAlready(finer) && fitsInTime(started, (attempts[0] as Attempt).timeMs, finer)) await retrace(finer);
   // Fail safe: a result that has lost much of the picture is held against the tracer's own plain trace.
   const plain = options.noRetrace || asked ? undefined : plainPlan(best.plan, best.check.fidelity, request.params);
   if (plain && performance.now() - started < RETRACE_START_BEFORE_MS) {

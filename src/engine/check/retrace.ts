@@ -45,10 +45,7 @@ export function retracePlans(signatures: readonly Signature[], first: TracePlan,
     const same = plans.some((p) => p.kind === plan.kind && p.workingPixels === plan.workingPixels && p.curveMode === plan.curveMode);
     if (!same && !(plan.kind === first.kind && plan.workingPixels === first.workingPixels && plan.curveMode === first.curveMode)) plans.push(plan);
   };
-  const originalPixels = decoded.originalWidth * decoded.originalHeight;
-  const kindPixels = first.workingPixels ?? workingPixelsFor(first.kind, originalPixels);
-  const finer = (reason: Signature): TracePlan | undefined =>
-    kindPixels < originalPixels ? { kind: first.kind, workingPixels: Math.min(originalPixels, kindPixels * FINER), reason, costFactor: FINER } : undefined;
+  const finer = (reason: Signature): TracePlan | undefined => finerGrid(first, decoded.originalWidth * decoded.originalHeight, reason);
   for (const signature of signatures) {
     switch (signature) {
       case 'blobs':
@@ -100,7 +97,13 @@ export function plainPlan(first: TracePlan, fidelity: number, params: TraceParam
  */
 export function finerPlan(first: TracePlan, fidelity: number, originalPixels: number): TracePlan | undefined {
   if (fidelity >= PLAIN_BELOW) return undefined;
+  const plan = finerGrid(first, originalPixels, 'low-score');
+  return plan && first.curveMode ? { ...plan, curveMode: first.curveMode } : plan;
+}
+
+/** The first plan's kind on a grid FINER times larger, at most the image's own size; none when it was traced at that size. */
+function finerGrid(first: TracePlan, originalPixels: number, reason: TracePlan['reason']): TracePlan | undefined {
   const kindPixels = first.workingPixels ?? workingPixelsFor(first.kind, originalPixels);
   if (kindPixels >= originalPixels) return undefined;
-  return { kind: first.kind, workingPixels: Math.min(originalPixels, kindPixels * FINER), ...(first.curveMode ? { curveMode: first.curveMode } : {}), reason: 'low-score', costFactor: FINER };
+  return { kind: first.kind, workingPixels: Math.min(originalPixels, kindPixels * FINER), reason, costFactor: FINER };
 }
