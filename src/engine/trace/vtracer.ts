@@ -33,20 +33,21 @@ export function decimalPlaces(pathPrecision: number, longSide: number): number {
 }
 
 /**
- * Speckle side used when filterSpeckle is 0 (automatic), in working pixels. Photos keep every
- * patch: their texture is the picture, and the palette has already flattened sensor and JPEG
- * noise (a 2×2 filter cost 0.01–0.12 SSIM on every corpus photo). Flat artwork loses its
- * anti-aliasing specks, except when it had to be traced reduced for its detail (maps, charts):
- * there a one-pixel patch is a symbol or a line. Upscaled line art never keeps specks under
- * about one and a half source pixels.
+ * Speckle side used when filterSpeckle is 0 (automatic), in working pixels. Photos and artwork
+ * keep every patch: a photo's texture is the picture, and the palette has already flattened
+ * sensor and JPEG noise (a 2×2 filter cost 0.01–0.12 SSIM on every corpus photo). Artwork traced
+ * from its palette keeps its letters, symbols and hairlines: with any filter, the tracer merges a
+ * patch into its neighbour by colour as well as by size, and a screenshot's text and check boxes,
+ * a map's labels and a cartoon's fine lines went (SSIM 0.798 → 0.877, 0.782 → 0.868; the cartoon's
+ * most detailed 100 % crop 0.732 → 0.848; docs/decisions.md). Upscaled line art never keeps specks
+ * under about one and a half source pixels.
  */
-export function automaticSpeckle(kind: ImageKind, workingScale: number, dense: boolean): number {
+export function automaticSpeckle(kind: ImageKind, workingScale: number): number {
   switch (kind) {
     case 'pixelart':
     case 'photo':
-      return 0;
     case 'logo':
-      return dense ? 0 : 2;
+      return 0;
     case 'sketch':
       return Math.max(2, Math.round(workingScale * 1.5));
   }
@@ -79,8 +80,6 @@ export interface TraceSettings {
   curveMode: ResolvedCurveMode;
   /** Working pixels per original pixel (≤ 1). */
   workingScale: number;
-  /** Shrunk to under half its pixels to fit the tracer budget (prepare.ts, PreparedImage.dense). */
-  dense: boolean;
 }
 
 /** The VTracer configuration for these params on this kind of picture. */
@@ -88,7 +87,7 @@ export function buildTracerConfig(params: TraceParams, settings: TraceSettings):
   // Automatic speckle is in working pixels, but never finer than one source pixel of upscaled line art.
   const speckle =
     params.filterSpeckle === 0
-      ? automaticSpeckle(settings.kind, settings.workingScale, settings.dense)
+      ? automaticSpeckle(settings.kind, settings.workingScale)
       : Math.max(1, Math.round(params.filterSpeckle * settings.workingScale));
   // Colour images arrive reduced to a palette (prepare.ts), pixel art with its own colours:
   // either way the tracer must keep every colour it is given.

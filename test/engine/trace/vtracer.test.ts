@@ -25,29 +25,29 @@ test('curveMode auto: only pixel art pixel-exact; photos polygons, the rest (den
   assert.equal(resolveCurveMode('none', 'logo'), 'none');
 });
 
-test('filterSpeckle 0 keeps every patch of photos and dense artwork, drops specks of plain artwork', () => {
-  const at = (kind: 'photo' | 'logo', dense: boolean) =>
-    buildTracerConfig(DEFAULT_PARAMS, { kind, curveMode: 'polygon', workingScale: 0.5, dense }).filterSpeckle;
-  assert.equal(at('photo', false), 0);
-  assert.equal(at('logo', true), 0);
-  assert.equal(at('logo', false), 2);
-  const chosen = buildTracerConfig({ ...DEFAULT_PARAMS, filterSpeckle: 6 }, { kind: 'photo', curveMode: 'polygon', workingScale: 0.5, dense: false });
+test('filterSpeckle 0 keeps every patch of photos and artwork, drops specks of line art', () => {
+  const at = (kind: 'photo' | 'logo' | 'sketch') =>
+    buildTracerConfig(DEFAULT_PARAMS, { kind, curveMode: 'polygon', workingScale: 0.5 }).filterSpeckle;
+  assert.equal(at('photo'), 0);
+  assert.equal(at('logo'), 0);
+  assert.equal(at('sketch'), 2);
+  const chosen = buildTracerConfig({ ...DEFAULT_PARAMS, filterSpeckle: 6 }, { kind: 'photo', curveMode: 'polygon', workingScale: 0.5 });
   assert.equal(chosen.filterSpeckle, 3, 'a chosen filterSpeckle applies to photos too, in source pixels');
 });
 
 test('tracer config: binary for line art, exact colours for pixel art, user angles passed through', () => {
   const params = { ...DEFAULT_PARAMS, cornerThreshold: 90, spliceThreshold: 30, filterSpeckle: 8 };
-  const sketch = buildTracerConfig(params, { kind: 'sketch', curveMode: 'spline', workingScale: 0.5, dense: false });
+  const sketch = buildTracerConfig(params, { kind: 'sketch', curveMode: 'spline', workingScale: 0.5 });
   assert.equal(sketch.colorMode, 1);
   assert.equal(sketch.cornerThreshold, 90);
   assert.equal(sketch.spliceThreshold, 30);
   assert.equal(sketch.filterSpeckle, 4, 'filterSpeckle is in source pixels, scaled to the working size');
-  const pixelArt = buildTracerConfig(DEFAULT_PARAMS, { kind: 'pixelart', curveMode: 'none', workingScale: 1, dense: false });
+  const pixelArt = buildTracerConfig(DEFAULT_PARAMS, { kind: 'pixelart', curveMode: 'none', workingScale: 1 });
   assert.equal(pixelArt.colorMode, 0);
   assert.equal(pixelArt.layerDifference, 0);
   assert.equal(pixelArt.filterSpeckle, 0);
   assert.equal(pixelArt.mode, 0);
-  const coarse = buildTracerConfig({ ...DEFAULT_PARAMS, layerDifference: 5 }, { kind: 'logo', curveMode: 'spline', workingScale: 1, dense: false });
-  const fine = buildTracerConfig({ ...DEFAULT_PARAMS, layerDifference: 0 }, { kind: 'logo', curveMode: 'spline', workingScale: 1, dense: false });
+  const coarse = buildTracerConfig({ ...DEFAULT_PARAMS, layerDifference: 5 }, { kind: 'logo', curveMode: 'spline', workingScale: 1 });
+  const fine = buildTracerConfig({ ...DEFAULT_PARAMS, layerDifference: 0 }, { kind: 'logo', curveMode: 'spline', workingScale: 1 });
   assert.ok(coarse.layerDifference > fine.layerDifference);
 });
