@@ -18,7 +18,7 @@ import { withWatermark } from './write/watermark.ts';
 import { restoreOpacity } from './paint/opacity.ts';
 import { binariseAlpha, buildTracerConfig, decimalPlaces, plainTracerConfig, resolveCurveMode, runTracer, type ResolvedCurveMode } from './trace/vtracer.ts';
 import { checkSvg, type CheckReference, type CheckReport } from './check/check.ts';
-import { finerPlan, plainPlan, retracePlans, type TracePlan } from './check/retrace.ts';
+import { finerPlan, plainPlan, retracePlans, tonePlan, type TracePlan } from './check/retrace.ts';
 import { detailFidelity, detailReference } from './check/detail.ts';
 import { EngineError, type TraceRequest, type TraceResult } from './types.ts';
 import { spotColourRequest, type SpotColourRequest } from './paint/spot-colours.ts';
@@ -36,6 +36,8 @@ export interface ConvertOptions {
   noRetrace?: boolean;
   /** Skip the signatures' other ways, keeping the plain trace's comparison (tests of the fail-safe alone). */
   onlyPlainRetrace?: boolean;
+  /** Start every retrace whatever the time taken so far (tests of what a retrace does, on a busy machine). */
+  untimed?: boolean;
 }
 
 /** Control points closer than this (working pixels) to the chord make a cubic a line. */
@@ -115,27 +117,36 @@ export async function convertImage(request: TraceRequest, options: ConvertOption
   const attempts: Attempt[] = [];
   let best = settle(await attempt(image, { kind: image.kind }, request.params, reference), attempts);
   let retraceMs = 0;
+  /** Whether a retrace may start now: early enough, and expected to end by RETRACE_END_MS (by the first attempt's time). */
+  const fitsInTime = (plan: TracePlan): boolean => {
+    const elapsed = performance.now() - started;
+    const firstMs = (attempts[0] as Attempt).timeMs;
+    return options.untimed === true || (elapsed <= RETRACE_START_BEFORE_MS && elapsed + firstMs * (plan.costFactor ?? 1) <= RETRACE_END_MS);
+  };
   if (image.doubt) {
     const retraceStarted = performance.now();
     const other = settle(await attempt(image, { kind: image.doubt, reason: 'doubt' }, request.params, reference), attempts);
     retraceMs += performance.now() - retraceStarted;
     if (other.check.fidelity > best.check.fidelity) best = other;
   }
-  /** Another way of tracing, timed apart; kept when it scores higher by RETRACE_MARGIN. A failed attempt is skipped. */
-  const retrace = async (plan: TracePlan): Promise<void> => {
+  /**
+   * Another way of tracing, timed apart; kept when it scores higher by RETRACE_MARGIN (and passes
+   * `keeps`, when given). A failed attempt is skipped.
+   */
+  const retrace = async (plan: TracePlan, keeps: (candidate: Attempt) => boolean = () => true): Promise<void> => {
     const retraceStarted = performance.now();
     const traced = await attempt(image, plan, request.params, reference).catch(() => undefined);
     retraceMs += performance.now() - retraceStarted;
     if (!traced) return;
     const candidate = settle(traced, attempts);
-    if (candidate.check.fidelity > best.check.fidelity + RETRACE_MARGIN) best = candidate;
+    if (candidate.check.fidelity > best.check.fidelity + RETRACE_MARGIN && keeps(candidate)) best = candidate;
   };
   // Centerline and spot colours are a rendering asked for, not a guess to improve on: they are
   // not traced again another way (the check compares with the picture, paper and shading included).
   const asked = request.params.centerline || spotColourRequest(request.params) !== undefined;
   if (!options.noRetrace && !options.onlyPlainRetrace && !asked && best.check.signatures.length > 0) {
     for (const plan of retracePlans(best.check.signatures, best.plan, image.stats, request.params, image.first)) {
-      if (!fitsInTime(started, (attempts[0] as Attempt).timeMs, plan)) break;
+      if (!fitsInTime(plan)) break;
       await retrace(plan);
       if (best.check.signatures.length === 0) break;
     }
@@ -143,10 +154,13 @@ export async function convertImage(request: TraceRequest, options: ConvertOption
   // A result that has lost much of the picture, traced below the image's own size: its kind finer first.
   const finer = options.noRetrace || options.onlyPlainRetrace || asked ? undefined : finerPlan(best.plan, best.check.fidelity, image.first.originalWidth * image.first.originalHeight);
   const triedAlready = (plan: TracePlan) => attempts.some((a) => a.plan.kind === plan.kind && a.plan.workingPixels === plan.workingPixels);
-  if (finer && !triedAlready(finer) && fitsInTime(started, (attempts[0] as Attempt).timeMs, finer)) await retrace(finer);
+  if (finer && !triedAlready(finer) && fitsInTime(finer)) await retrace(finer);
+  // Ink scoring that low may have lost the picture's tones: the photograph's path, if it keeps the detail too.
+  const tones = options.noRetrace || options.onlyPlainRetrace || asked ? undefined : tonePlan(best.plan, best.check.fidelity, request.params);
+  if (tones && !triedAlready(tones) && fitsInTime(tones)) await retrace(tones, (candidate) => keepsDetail(candidate, best, largestDecode(image)));
   // Fail safe: a result that has lost much of the picture is held against the tracer's own plain trace.
   const plain = options.noRetrace || asked ? undefined : plainPlan(best.plan, best.check.fidelity, request.params);
-  if (plain && performance.now() - started < RETRACE_START_BEFORE_MS) {
+  if (plain && (options.untimed === true || performance.now() - started < RETRACE_START_BEFORE_MS)) {
     const retraceStarted = performance.now();
     const candidate = await attempt(image, plain, request.params, reference).catch(() => undefined);
     retraceMs += performance.now() - retraceStarted;
@@ -195,12 +209,6 @@ function keepsDetail(plain: Attempt, engine: Attempt, decoded: DecodedImage): bo
   const detail = detailReference(decoded, CHECK_PIXELS);
   if (!detail) return true;
   return detailFidelity(plain.svg, detail) >= detailFidelity(engine.svg, detail);
-}
-
-/** Whether a retrace may start now: early enough, and expected to end by RETRACE_END_MS (by the first attempt's time). */
-function fitsInTime(started: number, firstMs: number, plan: TracePlan): boolean {
-  const elapsed = performance.now() - started;
-  return elapsed <= RETRACE_START_BEFORE_MS && elapsed + firstMs * (plan.costFactor ?? 1) <= RETRACE_END_MS;
 }
 
 /** The largest decode made of the image: a JPEG is first decoded small, and decoded again larger for the kinds traced larger. */
@@ -375,7 +383,7 @@ async function traceWorking(working: RgbaImage, kind: ImageKind, params: TracePa
   // budget: exact pixel outlines from the tracer, fitted here (line-art.ts): their hairlines and
   // lettering keep their place, without the squares of pixel-exact outlines.
   const ownInkFit = (kind === 'sketch' && fitsInkOutlines(curveMode, sketchUpscale)) || (kind === 'logo' && prepared.dense && curveMode === 'spline');
-  const config = buildTracerConfig(params, { kind, curveMode, workingScale, dense: prepared.dense, exactOutlines: ownInkFit });
+  const config = buildTracerConfig(params, { kind, curveMode, workingScale, exactOutlines: ownInkFit });
 
   let tracerSvg: string;
   try {
@@ -448,7 +456,7 @@ async function traceSpotColourWorking(working: RgbaImage, kind: ImageKind, param
 async function traceCenterlineWorking(working: RgbaImage, params: TraceParams, decoded: DecodedImage, spot: SpotColourRequest | undefined): Promise<TracedPicture> {
   const curveMode = resolveCurveMode(params.curveMode, 'sketch');
   const config = (upscale: number) =>
-    buildTracerConfig(params, { kind: 'sketch', curveMode: 'spline', workingScale: (working.width * upscale) / decoded.originalWidth, dense: false });
+    buildTracerConfig(params, { kind: 'sketch', curveMode: 'spline', workingScale: (working.width * upscale) / decoded.originalWidth });
   let traced;
   try {
     traced = await traceCenterline(working, params, config);

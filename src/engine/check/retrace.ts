@@ -19,7 +19,8 @@ export interface TracePlan {
    * `plain` is the tracer alone at its command-line defaults (trace/vtracer.ts, plainTracerConfig),
    * the floor the engine's own paths are measured against. `soft-edges` marks the version of a
    * trace with its soft edges flat, checked beside it (convert.ts). `low-score`: the same kind on
-   * a finer grid, for a result scoring under PLAIN_BELOW (finerPlan).
+   * a finer grid, or ink's picture traced in tones, for a result scoring under PLAIN_BELOW
+   * (finerPlan, tonePlan).
    */
   reason?: Signature | 'doubt' | 'plain' | 'soft-edges' | 'low-score';
   /** Expected time against the first attempt's, to judge whether it fits the time left. */
@@ -99,6 +100,18 @@ export function finerPlan(first: TracePlan, fidelity: number, originalPixels: nu
   if (fidelity >= PLAIN_BELOW) return undefined;
   const plan = finerGrid(first, originalPixels, 'low-score');
   return plan && first.curveMode ? { ...plan, curveMode: first.curveMode } : plan;
+}
+
+/**
+ * Ink is drawn in two tones. A trace as ink scoring under PLAIN_BELOW may have lost a picture's
+ * mid-tones rather than its lines (a grey pixel-art banner taken for ink: 0.602, its tones traced
+ * from a palette 0.956, the plain trace 0.879), so under `mode: auto` the photograph's path, whose
+ * palette keeps tones and whose working size keeps it cheap, is tried before the plain trace. An
+ * etching keeps its ink: its hatching at its own scale decides (convert.ts, keepsDetail).
+ */
+export function tonePlan(first: TracePlan, fidelity: number, params: TraceParams): TracePlan | undefined {
+  if (params.mode !== 'auto' || first.kind !== 'sketch' || fidelity >= PLAIN_BELOW) return undefined;
+  return { kind: 'photo', reason: 'low-score', costFactor: 1 };
 }
 
 /** The first plan's kind on a grid FINER times larger, at most the image's own size; none when it was traced at that size. */
