@@ -130,21 +130,24 @@ export async function convertImage(request: TraceRequest, options: ConvertOption
     if (other.check.fidelity > best.check.fidelity) best = other;
   }
   /**
-   * Another way of tracing, timed apart; kept when it scores higher by RETRACE_MARGIN (and passes
-   * `keeps`, when given). A failed attempt is skipped.
+   * Another way of tracing, timed apart; kept when it scores higher by `margin` and passes `keeps`.
+   * A failed attempt is skipped.
    */
-  const retrace = async (plan: TracePlan, keeps: (candidate: Attempt) => boolean = () => true): Promise<void> => {
+  const retrace = async (plan: TracePlan, margin = RETRACE_MARGIN, keeps: (candidate: Attempt) => boolean = () => true): Promise<void> => {
     const retraceStarted = performance.now();
     const traced = await attempt(image, plan, request.params, reference).catch(() => undefined);
     retraceMs += performance.now() - retraceStarted;
     if (!traced) return;
     const candidate = settle(traced, attempts);
-    if (candidate.check.fidelity > best.check.fidelity + RETRACE_MARGIN && keeps(candidate)) best = candidate;
+    if (candidate.check.fidelity > best.check.fidelity + margin && keeps(candidate)) best = candidate;
   };
+  /** A trace coarser than the decode must also draw the most detailed crop at the image's own scale as well as the best so far. */
+  const keepsDetailOfBest = (candidate: Attempt): boolean => keepsDetail(candidate, best, largestDecode(image));
   // Centerline and spot colours are a rendering asked for, not a guess to improve on: they are
   // not traced again another way (the check compares with the picture, paper and shading included).
   const asked = request.params.centerline || spotColourRequest(request.params) !== undefined;
-  if (!options.noRetrace && !options.onlyPlainRetrace && !asked && best.check.signatures.length > 0) {
+  const otherWays = !options.noRetrace && !options.onlyPlainRetrace && !asked;
+  if (otherWays && best.check.signatures.length > 0) {
     for (const plan of retracePlans(best.check.signatures, best.plan, image.stats, request.params, image.first)) {
       if (!fitsInTime(plan)) break;
       await retrace(plan);
@@ -152,23 +155,15 @@ export async function convertImage(request: TraceRequest, options: ConvertOption
     }
   }
   // A result that has lost much of the picture, traced below the image's own size: its kind finer first.
-  const finer = options.noRetrace || options.onlyPlainRetrace || asked ? undefined : finerPlan(best.plan, best.check.fidelity, image.first.originalWidth * image.first.originalHeight);
+  const finer = otherWays ? finerPlan(best.plan, best.check.fidelity, image.first.originalWidth * image.first.originalHeight) : undefined;
   const triedAlready = (plan: TracePlan) => attempts.some((a) => a.plan.kind === plan.kind && a.plan.workingPixels === plan.workingPixels);
   if (finer && !triedAlready(finer) && fitsInTime(finer)) await retrace(finer);
   // Ink scoring that low may have lost the picture's tones: the photograph's path, if it keeps the detail too.
-  const tones = options.noRetrace || options.onlyPlainRetrace || asked ? undefined : tonePlan(best.plan, best.check.fidelity, request.params);
-  if (tones && !triedAlready(tones) && fitsInTime(tones)) await retrace(tones, (candidate) => keepsDetail(candidate, best, largestDecode(image)));
+  const tones = otherWays ? tonePlan(best.plan, best.check.fidelity, request.params) : undefined;
+  if (tones && !triedAlready(tones) && fitsInTime(tones)) await retrace(tones, RETRACE_MARGIN, keepsDetailOfBest);
   // Fail safe: a result that has lost much of the picture is held against the tracer's own plain trace.
   const plain = options.noRetrace || asked ? undefined : plainPlan(best.plan, best.check.fidelity, request.params);
-  if (plain && (options.untimed === true || performance.now() - started < RETRACE_START_BEFORE_MS)) {
-    const retraceStarted = performance.now();
-    const candidate = await attempt(image, plain, request.params, reference).catch(() => undefined);
-    retraceMs += performance.now() - retraceStarted;
-    if (candidate) {
-      attempts.push(candidate);
-      if (candidate.check.fidelity > best.check.fidelity + PLAIN_MARGIN && keepsDetail(candidate, best, largestDecode(image))) best = candidate;
-    }
-  }
+  if (plain && (options.untimed === true || performance.now() - started < RETRACE_START_BEFORE_MS)) await retrace(plain, PLAIN_MARGIN, keepsDetailOfBest);
   // A test key's result: the watermark joins the model after the check (fidelity is the trace's),
   // so every format carries it.
   const page = pageOf(request.params);
