@@ -3,16 +3,17 @@
 import { shapeBox, type Box, type Paint, type TracedShape } from '../geometry.ts';
 
 /**
- * Flat fills group by colour, opacity and blur; a gradient only with shapes sharing the same gradient
- * object; strokes by colour and width (hundredths of a working pixel), apart from fills.
+ * Flat fills group by colour, opacity and blur (by colour and blur alone with `anyOpacity`); a
+ * gradient only with shapes sharing the same gradient object; strokes by colour and width
+ * (hundredths of a working pixel), apart from fills.
  */
-function paintKey(shape: TracedShape): number | Paint {
+function paintKey(shape: TracedShape, anyOpacity: boolean): number | Paint {
   if (shape.fill.kind !== 'flat') return shape.fill;
   const { r, g, b } = shape.fill.color;
   const colour = ((r << 16) | (g << 8) | b) >>> 0;
   if (shape.stroke) return -(colour * 100_000 + Math.round(shape.stroke.width * 100)) - 1;
   // Blurred shapes group only with shapes of the same blur (2^34 is past colour × 1024).
-  return colour * 1024 + Math.round(shape.opacity * 1000) + Math.round((shape.blur ?? 0) * 100) * 2 ** 34;
+  return colour * 1024 + (anyOpacity ? 0 : Math.round(shape.opacity * 1000)) + Math.round((shape.blur ?? 0) * 100) * 2 ** 34;
 }
 
 /** Cells of the occupancy grid used by groupShapesByFill, at most. */
@@ -25,10 +26,11 @@ const GROUPING_GRID_CELLS = 1 << 18;
  * cover it: conservative (shapes in one cell count as touching), so no overlap can change what
  * is painted on top, or the fill by winding; and linear in the covered cells, where comparing
  * boxes pairwise was quadratic on photos of 10⁵ specks. Shapes known not to overlap at all
- * (`disjoint`, as cut-outs are) may move anywhere: one group per paint.
+ * (`disjoint`, as cut-outs are) may move anywhere: one group per paint. With `anyOpacity`, flat
+ * fills of one colour group whatever their opacity (groupBy color: each path keeps its own).
  * Returns the groups in paint order, each listing its shapes in their order.
  */
-export function gatherByPaint(shapes: TracedShape[], options: { disjoint?: boolean } = {}): TracedShape[][] {
+export function gatherByPaint(shapes: TracedShape[], options: { disjoint?: boolean; anyOpacity?: boolean } = {}): TracedShape[][] {
   const boxes = shapes.map(shapeBox);
   const extent: Box = { x0: Infinity, y0: Infinity, x1: -Infinity, y1: -Infinity };
   for (const box of boxes) {
@@ -59,7 +61,7 @@ export function gatherByPaint(shapes: TracedShape[], options: { disjoint?: boole
     for (let row = r0; row <= r1; row++) {
       for (let column = c0; column <= c1; column++) touched = Math.max(touched, latestGroupAt[row * columns + column] as number);
     }
-    const key = paintKey(shape);
+    const key = paintKey(shape, options.anyOpacity === true);
     let target = latestGroupOf.get(key) ?? -1;
     if (target >= 0 && (options.disjoint || target > touched)) {
       (groups[target] as TracedShape[]).push(shape);

@@ -328,8 +328,8 @@ export function documentStrokeWidth(width: number, image: VectorImage): number {
   return (width * (image.scaleX + image.scaleY)) / 2;
 }
 
-/** Writes the fill (and opacity) attributes of a path or group, after its opening. */
-function writePaint(text: SvgText, shape: TracedShape, gradientIds: Map<GradientPaint, string>, image: VectorImage, blurIds: Map<string, string>): void {
+/** Writes the fill (and, unless `withoutOpacity`, opacity) attributes of a path or group, after its opening. */
+function writePaint(text: SvgText, shape: TracedShape, gradientIds: Map<GradientPaint, string>, image: VectorImage, blurIds: Map<string, string>, withoutOpacity = false): void {
   if (shape.blur) writeAscii(text, ` filter="url(#${blurIds.get(formatNumber(documentStrokeWidth(shape.blur, image), 2)) as string})"`);
   if (shape.stroke && shape.fill.kind === 'flat') {
     // A centerline stroke: an open line of the ink's colour and width, round at its ends and bends as a pen draws it.
@@ -345,7 +345,12 @@ function writePaint(text: SvgText, shape: TracedShape, gradientIds: Map<Gradient
   } else {
     writeAscii(text, ` fill="url(#${gradientIds.get(shape.fill) as string})"`);
   }
-  if (shape.opacity < 0.995) writeAscii(text, ` fill-opacity="${Math.round(shape.opacity * 1000) / 1000}"`);
+  if (!withoutOpacity) writeOpacity(text, shape);
+}
+
+/** A fill's opacity, where it is not opaque (a centerline stroke is opaque ink). */
+function writeOpacity(text: SvgText, shape: TracedShape): void {
+  if (!shape.stroke && shape.opacity < 0.995) writeAscii(text, ` fill-opacity="${Math.round(shape.opacity * 1000) / 1000}"`);
 }
 
 /** Writes `<path d="…"` for these geometries; false (and nothing written) when they enclose nothing. */
@@ -368,8 +373,9 @@ function openPath(text: SvgText, paths: PathGeometry[], options: PathWriteOption
  * Writes the contract's SVG document, counting the nodes (segment endpoints) it writes.
  * Gradients and soft edges' blurs go into one <defs> block first and are referenced by local id
  * (url(#gN), url(#bN)), the only kinds of reference the document holds. Without grouping, shapes of one paint are joined into
- * one path where paint order allows; grouped by colour, each keeps its own path inside the
- * `<g>` of its paint, and a paint has one group, or more where paint order requires it.
+ * one path where paint order allows; grouped by colour, each keeps its own path (and its own
+ * opacity) inside the `<g>` of its fill colour, and a colour has one group, or more where paint
+ * order requires it.
  */
 export function writeSvgDocument(image: VectorImage, decimals: number, layout: SvgLayout = {}): { svg: string; nodeCount: number } {
   const { width, height } = image;
@@ -377,7 +383,7 @@ export function writeSvgDocument(image: VectorImage, decimals: number, layout: S
   const text = createSvgText(decimals);
   writeAscii(text, `<svg xmlns="http://www.w3.org/2000/svg" version="1.1" viewBox="0 0 ${width} ${height}" ${documentSize(width, height, layout.page)}>`);
   const grouped = layout.groupBy === 'color';
-  const groups = grouped ? gatherByPaint(image.shapes, { disjoint: layout.disjoint }) : groupShapesByFill(image.shapes).map((shape) => [shape]);
+  const groups = grouped ? gatherByPaint(image.shapes, { disjoint: layout.disjoint, anyOpacity: true }) : groupShapesByFill(image.shapes).map((shape) => [shape]);
   const gradientIds = new Map<GradientPaint, string>();
   for (const group of groups) {
     const fill = (group[0] as TracedShape).fill;
@@ -417,11 +423,13 @@ export function writeSvgDocument(image: VectorImage, decimals: number, layout: S
     }
     const element = text.length;
     writeAscii(text, '\n<g');
-    writePaint(text, first, gradientIds, image, blurIds);
+    // The group holds the colour; opacity can differ from path to path (a colour's anti-aliased rims).
+    writePaint(text, first, gradientIds, image, blurIds, true);
     writeByte(text, 62);
     let members = 0;
     for (const shape of group) {
       if (!openPath(text, shape.paths, options)) continue;
+      writeOpacity(text, shape);
       writeAscii(text, '/>');
       members++;
     }
