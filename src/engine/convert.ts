@@ -18,7 +18,7 @@ import { withWatermark } from './write/watermark.ts';
 import { restoreOpacity } from './paint/opacity.ts';
 import { binariseAlpha, buildTracerConfig, decimalPlaces, plainTracerConfig, resolveCurveMode, runTracer, type ResolvedCurveMode } from './trace/vtracer.ts';
 import { checkSvg, type CheckReference, type CheckReport } from './check/check.ts';
-import { finerPlan, plainPlan, retracePlans, tonePlan, type TracePlan } from './check/retrace.ts';
+import { finerPlan, palettePlan, plainPlan, retracePlans, tonePlan, type TracePlan } from './check/retrace.ts';
 import { detailFidelity, detailReference } from './check/detail.ts';
 import { EngineError, type TraceRequest, type TraceResult } from './types.ts';
 import { spotColourRequest, type SpotColourRequest } from './paint/spot-colours.ts';
@@ -67,6 +67,13 @@ const SOFT_EDGE_MARGIN = 0.015;
  */
 const PLAIN_MARGIN = 0.01;
 /**
+ * Artwork traced from its palette replaces its regions' trace only when its fidelity is higher by
+ * at least this: its outlines are rougher and its gradients banded, which the score barely sees (a
+ * glossy penguin halved: 0.786 in regions, 0.800 from the palette, lumpy and striped; a map halved:
+ * 0.708 and 0.862, its labels back).
+ */
+const PALETTE_MARGIN = 0.03;
+/**
  * The plain trace works on at most the check's pixels: the check can tell nothing finer, and the
  * tracer alone on a dense etching of 1 MP takes 15 s.
  */
@@ -104,6 +111,8 @@ interface Attempt {
   nodeCount: number;
   /** Pieces and holes minFeature removed. */
   removed: number;
+  /** Traced by its regions (the artwork path), not from its palette. */
+  tracedRegions: boolean;
   check: CheckReport;
   timeMs: number;
   /** The same trace with its soft edges flat, written and checked (reason `soft-edges`). */
@@ -156,7 +165,10 @@ export async function convertImage(request: TraceRequest, options: ConvertOption
   }
   // A result that has lost much of the picture, traced below the image's own size: its kind finer first.
   const finer = otherWays ? finerPlan(best.plan, best.check.fidelity, image.first.originalWidth * image.first.originalHeight) : undefined;
-  const triedAlready = (plan: TracePlan) => attempts.some((a) => a.plan.kind === plan.kind && a.plan.workingPixels === plan.workingPixels);
+  const triedAlready = (plan: TracePlan) => attempts.some((a) => a.plan.kind === plan.kind && a.plan.workingPixels === plan.workingPixels && a.plan.path === plan.path);
+  // Artwork whose regions score low: traced from its palette, which keeps detail finer than its regions.
+  const palette = otherWays ? palettePlan(best.plan, best.check.fidelity, best.tracedRegions, image.first) : undefined;
+  if (palette && !triedAlready(palette) && fitsInTime(palette)) await retrace(palette, PALETTE_MARGIN);
   if (finer && !triedAlready(finer) && fitsInTime(finer)) await retrace(finer);
   // Ink scoring that low may have lost the picture's tones: the photograph's path, if it keeps the detail too.
   const tones = otherWays ? tonePlan(best.plan, best.check.fidelity, request.params) : undefined;
@@ -289,17 +301,17 @@ async function attempt(image: AnalysedImage, plan: TracePlan, params: TraceParam
     ? await traceCenterlineWorking(working, planned, decoded, spot)
     : spot && kind !== 'sketch'
       ? await traceSpotColourWorking(working, kind, planned, decoded, spot)
-      : await traceWorking(working, kind, planned, decoded, image.stats, spot);
+      : await traceWorking(working, kind, planned, decoded, image.stats, spot, plan.path);
   const facts = { kind, curveMode: traced.curveMode, tracedScale: traced.width / decoded.originalWidth, pixelGrid: hasPixelGrid(image.stats, image.first) };
   const written = writeOutput(traced, decoded, kind, params);
   const check = checkSvg(written.svg, reference, facts);
-  const result: Attempt = { plan, curveMode: traced.curveMode, ...written, check, timeMs: performance.now() - started };
+  const result: Attempt = { plan, curveMode: traced.curveMode, ...written, tracedRegions: traced.regions === true, check, timeMs: performance.now() - started };
   if (!traced.flatEdges) return result;
   // Soft edges are fitted to the alpha alone; the check, which sees colour and structure too,
   // decides whether the blurred shapes draw the picture better than the flat regions.
   const flatStarted = performance.now();
   const flatWritten = writeOutput({ ...traced, shapes: traced.flatEdges }, decoded, kind, params);
-  const flat: Attempt = { plan: { ...plan, reason: 'soft-edges' }, curveMode: traced.curveMode, ...flatWritten, check: checkSvg(flatWritten.svg, reference, facts), timeMs: 0 };
+  const flat: Attempt = { plan: { ...plan, reason: 'soft-edges' }, curveMode: traced.curveMode, ...flatWritten, tracedRegions: traced.regions === true, check: checkSvg(flatWritten.svg, reference, facts), timeMs: 0 };
   flat.timeMs = performance.now() - flatStarted;
   return { ...result, alternative: flat };
 }
@@ -355,18 +367,21 @@ interface TracedPicture {
   curveMode: ResolvedCurveMode;
   /** Traced pixels per working pixel of line art traced upscaled (1 otherwise). */
   upscale?: number;
+  /** Artwork traced by its regions (trace/artwork.ts). */
+  regions?: boolean;
 }
 
 /**
  * Artwork goes the artwork path (artwork.ts: regions, gradients, edges from the anti-aliasing),
  * except dense artwork (maps, charts: finer detail than a reduced segmentation grid keeps), which
- * is traced pixel-exact from its palette like the other kinds.
+ * is traced pixel-exact from its palette like the other kinds, as is artwork a plan sends there
+ * (`path: 'palette'`, retrace.ts).
  */
-async function traceWorking(working: RgbaImage, kind: ImageKind, params: TraceParams, decoded: DecodedImage, stats: ImageStats, spot?: SpotColourRequest): Promise<TracedPicture> {
-  if (kind === 'logo') {
+async function traceWorking(working: RgbaImage, kind: ImageKind, params: TraceParams, decoded: DecodedImage, stats: ImageStats, spot?: SpotColourRequest, path?: TracePlan['path']): Promise<TracedPicture> {
+  if (kind === 'logo' && path !== 'palette') {
     const curveMode = resolveCurveMode(params.curveMode, 'logo');
     const artwork = await traceArtworkOrFail(working, params, curveMode);
-    if (artwork) return { ...artwork, curveMode };
+    if (artwork) return { ...artwork, curveMode, regions: true };
   }
   const native = working.width === decoded.originalWidth;
   const sketchUpscale = kind === 'sketch' && native ? sketchUpscaleFactor(working.width * working.height) : 1;

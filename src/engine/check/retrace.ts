@@ -14,15 +14,18 @@ export interface TracePlan {
   /** Working size in pixels, when not the kind's own (WORKING_PIXELS). */
   workingPixels?: number;
   curveMode?: ResolvedCurveMode;
+  /** `palette`: artwork traced whole from its palette even where its regions would be traced (convert.ts). */
+  path?: 'palette';
   /**
    * The signature that asked for this plan, the classifier's doubt, or a low score (plainPlan):
    * `plain` is the tracer alone at its command-line defaults (trace/vtracer.ts, plainTracerConfig),
    * the floor the engine's own paths are measured against. `soft-edges` marks the version of a
    * trace with its soft edges flat, checked beside it (convert.ts). `low-score`: the same kind on
    * a finer grid, or ink's picture traced in tones, for a result scoring under PLAIN_BELOW
-   * (finerPlan, tonePlan).
+   * (finerPlan, tonePlan). `palette`: artwork traced from its palette, its regions' trace
+   * scoring under PALETTE_BELOW (palettePlan).
    */
-  reason?: Signature | 'doubt' | 'plain' | 'soft-edges' | 'low-score';
+  reason?: Signature | 'doubt' | 'plain' | 'soft-edges' | 'low-score' | 'palette';
   /** Expected time against the first attempt's, to judge whether it fits the time left. */
   costFactor?: number;
 }
@@ -112,6 +115,25 @@ export function finerPlan(first: TracePlan, fidelity: number, originalPixels: nu
 export function tonePlan(first: TracePlan, fidelity: number, params: TraceParams): TracePlan | undefined {
   if (params.mode !== 'auto' || first.kind !== 'sketch' || fidelity >= PLAIN_BELOW) return undefined;
   return { kind: 'photo', reason: 'low-score', costFactor: 1 };
+}
+
+/**
+ * Artwork traced by its regions (trace/artwork.ts) scoring under this may have lost detail finer
+ * than its regions: a halved map's labels or a small screenshot's text. Faithful region traces of
+ * artwork above icon size score 0.83 and more; a map halved to 425 px scores 0.708 (its labels
+ * smudged), and 0.849 traced from its palette, which keeps every patch.
+ */
+export const PALETTE_BELOW = 0.8;
+/**
+ * Icons (this long side or less) are shown larger than their pixels, where the palette path's
+ * pixel outlines show as steps: their region traces stand.
+ */
+const PALETTE_ABOVE_SIDE = 128;
+/** Artwork traced by its regions and scoring under PALETTE_BELOW: the same kind traced from its palette. */
+export function palettePlan(first: TracePlan, fidelity: number, tracedRegions: boolean, decoded: DecodedImage): TracePlan | undefined {
+  if (first.kind !== 'logo' || !tracedRegions || fidelity >= PALETTE_BELOW) return undefined;
+  if (Math.max(decoded.originalWidth, decoded.originalHeight) <= PALETTE_ABOVE_SIDE) return undefined;
+  return { kind: 'logo', path: 'palette', reason: 'palette', costFactor: 1, ...(first.curveMode ? { curveMode: first.curveMode } : {}) };
 }
 
 /** The first plan's kind on a grid FINER times larger, at most the image's own size; none when it was traced at that size. */

@@ -7,7 +7,8 @@ import { checkSvg, COLOUR_LOST_ABOVE, signaturesOf, type CheckReference } from '
 import { compareImages } from '../../../src/engine/check/compare.ts';
 import { renderSvg } from '../../../src/engine/check/render.ts';
 import { convertImage } from '../../../src/engine/convert.ts';
-import { finerPlan, PLAIN_BELOW, plainPlan, tonePlan } from '../../../src/engine/check/retrace.ts';
+import { finerPlan, PALETTE_BELOW, palettePlan, PLAIN_BELOW, plainPlan, tonePlan } from '../../../src/engine/check/retrace.ts';
+import type { DecodedImage } from '../../../src/engine/analyse/decode.ts';
 import { DEFAULT_PARAMS } from '../../../src/engine/params.ts';
 import { corpusImage as corpusFile } from '../corpus.ts';
 import { handwrittenLetter, renderSvg as renderFixture } from '../fixtures.ts';
@@ -220,4 +221,24 @@ test('ink scoring low is traced again in tones before the plain trace, only unde
   const asked = await convertImage({ image: grey, params: { ...DEFAULT_PARAMS, mode: 'sketch' } }, LIMITS);
   assert.equal(asked.chosen.mode, 'sketch');
   assert.ok(asked.check.attempts.every((a) => a.kind === 'sketch'), asked.check.attempts.map((a) => a.kind).join(', '));
+});
+
+test('artwork whose regions score low is traced from its palette, kept only when clearly better', async () => {
+  const regions = { kind: 'logo' } as const;
+  const map = { originalWidth: 425, originalHeight: 155 } as DecodedImage;
+  assert.deepEqual(palettePlan(regions, PALETTE_BELOW - 0.01, true, map), { kind: 'logo', path: 'palette', reason: 'palette', costFactor: 1 });
+  assert.equal(palettePlan(regions, PALETTE_BELOW, true, map), undefined, 'regions scoring well stand');
+  assert.equal(palettePlan(regions, 0.5, false, map), undefined, 'traced from its palette already');
+  assert.equal(palettePlan({ kind: 'photo' }, 0.5, false, map), undefined, 'other kinds have no regions');
+  assert.equal(palettePlan(regions, 0.5, true, { originalWidth: 128, originalHeight: 128 } as DecodedImage), undefined, 'icons are shown larger than their pixels');
+  // A street map halved: its regions smudge the street names, which the palette keeps.
+  const halved = await sharp(corpusFile('wide/edge/map_osm_carto_preview.png')).resize(425, 155, { kernel: 'lanczos3' }).png().toBuffer();
+  const result = await convertImage({ image: halved, params: DEFAULT_PARAMS }, { ...LIMITS, untimed: true });
+  const [first] = result.check.attempts;
+  assert.ok(first && first.kind === 'logo' && first.fidelity < PALETTE_BELOW, `first trace ${first?.kind} ${first?.fidelity}`);
+  const palette = result.check.attempts.find((a) => a.reason === 'palette');
+  assert.ok(palette, result.check.attempts.map((a) => a.reason).join(', '));
+  assert.equal(palette.kind, 'logo', 'the kind is kept');
+  assert.equal(result.fidelity, palette.fidelity, 'the palette trace is kept');
+  assert.ok(result.fidelity > first.fidelity + 0.1, `${result.fidelity} against ${first.fidelity}`);
 });
