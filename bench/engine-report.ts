@@ -3,7 +3,7 @@
 // named here: their figures appear in aggregate, by kind.
 import { CROP_METHOD } from './crops.ts';
 import { fixed, kb, median, tableRow, targetTable, type Target } from './figures.ts';
-import { kindAgrees, SMALL_FACTOR, SMALL_SIDE, COMPARE_MAX_SIDE, type ImageRow } from './images.ts';
+import { firstKindAgrees, kindAgrees, SMALL_FACTOR, SMALL_SIDE, COMPARE_MAX_SIDE, type ImageRow } from './images.ts';
 import { FULL_RESOLUTION_MAX_PIXELS, inkTable, type InkRow } from './ink.ts';
 import {
   BELOW_VTRACER,
@@ -163,6 +163,23 @@ function countBy<T>(items: T[], key: (item: T) => string): string {
   return [...counts].map(([name, count]) => `${name} × ${count}`).join(', ');
 }
 
+/**
+ * The classifier's own pick against the label, and how often the self-check kept another kind's
+ * trace: the kind figure counts the kind returned, and a trace in tones kept for ink that scored
+ * low counts as a photograph.
+ */
+function firstPickLine(rows: ImageRow[]): string {
+  const labelled = rows.filter((row) => row.image.expected);
+  const first = labelled.filter(firstKindAgrees).length;
+  const changed = labelled.filter((row) => !row.error && row.firstMode !== row.chosenMode);
+  return (
+    `The classifier's own pick, before the self-check: ${first} of ${labelled.length} as labelled; ` +
+    `the self-check kept another kind's trace for ${changed.length}` +
+    (changed.length ? ` (${countBy(changed, (row) => `${row.firstMode} → ${row.chosenMode}`)})` : '') +
+    '.'
+  );
+}
+
 function kindsSection(rows: ImageRow[], gaps: Results['manifestGaps']): string[] {
   const lines = ['## Kinds auto picks', ''];
   for (const scope of ['corpus', 'tune'] as const) {
@@ -170,7 +187,7 @@ function kindsSection(rows: ImageRow[], gaps: Results['manifestGaps']): string[]
     if (!inScope.length) continue;
     const wrong = inScope.filter((row) => !kindAgrees(row));
     lines.push(
-      `${SCOPE_TITLES[scope]} (${scope === 'corpus' ? 'bench/kinds.tsv' : 'wide/kinds.tsv, `also` counts'}): ${inScope.length - wrong.length} of ${inScope.length} as labelled.`,
+      `${SCOPE_TITLES[scope]} (${scope === 'corpus' ? 'bench/kinds.tsv' : 'wide/kinds.tsv, `also` counts'}): ${inScope.length - wrong.length} of ${inScope.length} as labelled. ${firstPickLine(inScope)}`,
       '',
     );
     if (wrong.length) {
@@ -187,7 +204,7 @@ function kindsSection(rows: ImageRow[], gaps: Results['manifestGaps']): string[]
     lines.push(
       `${SCOPE_TITLES.holdout}: ${holdout.length - wrong.length} of ${holdout.length} as labelled` +
         (wrong.length ? `; labelled → chosen: ${countBy(wrong, (row) => `${row.image.expected} → ${row.chosenMode}`)}` : '') +
-        '.',
+        `. ${firstPickLine(holdout)}`,
       '',
     );
   }
@@ -465,7 +482,9 @@ export const method = (split: SplitCounts): string[] => [
   '',
   `**Destroyed** (issue 18): the engine fails; coverage changes by more than ${COVERAGE_LIMIT * 100} % of the image; SSIM is more`,
   `than ${BELOW_VTRACER} below raw VTracer’s; or a 100 % crop is more than ${CROP_BELOW_VTRACER} below VTracer’s of the image shrunk to 1.5 MP.`,
-  '`auto` agrees with a label when it picks `kind` or `also`. The engine’s self-check, when it reports one',
+  '`auto` agrees with a label when the kind of the trace it returns is `kind` or `also`; the classifier’s own',
+  'pick, traced first, is counted beside it (the self-check may keep another kind’s trace, such as ink that',
+  'scored low traced again in tones, which counts as a photograph). The engine’s self-check, when it reports one',
   '(`TraceResult.check`), is shown per image with its retraces, whose time is also counted apart.',
 ];
 
@@ -558,6 +577,7 @@ export function printSummary(results: Results): void {
     console.log(
       `hold-out  ${holdout.length} images: kind as labelled ${holdout.length - wrong.length}` +
         (wrong.length ? ` (labelled → chosen: ${countBy(wrong, (row) => `${row.image.expected} → ${row.chosenMode}`)})` : '') +
+        `, classifier's own pick ${holdout.filter(firstKindAgrees).length}` +
         `; destroyed ${destroyed.length}` +
         (destroyed.length ? ` (${countBy(destroyed, (row) => `${row.image.expected ?? '–'}: ${signKinds(row)}`)})` : ''),
     );

@@ -139,6 +139,8 @@ export interface ImageRow {
   /** The engine failed on the image: a destroyed result. */
   error?: string;
   chosenMode: string;
+  /** The kind the classifier picked, traced first; the self-check may have kept another kind's trace. */
+  firstMode: string;
   chosen: string;
   timeMs: number;
   bytes: number;
@@ -156,6 +158,10 @@ export interface ImageRow {
 
 export const kindAgrees = (row: ImageRow): boolean =>
   !row.error && row.image.expected !== undefined && (row.chosenMode === row.image.expected || row.chosenMode === row.image.also);
+
+/** Whether the classifier's own pick, before the self-check, agrees with the label (reported beside kindAgrees). */
+export const firstKindAgrees = (row: ImageRow): boolean =>
+  !row.error && row.image.expected !== undefined && (row.firstMode === row.image.expected || row.firstMode === row.image.also);
 
 const FAILED: Comparison = { ssim: 0, worstSsim: 0, meanDe: 100, worstDe: 100, worstAt: { x: 0, y: 0, width: 0, height: 0 }, coverage: -1 };
 
@@ -285,6 +291,7 @@ export async function measureImage(image: SetImage, options: MeasureOptions): Pr
     compareKey: geometry.key,
     ...(error ? { error } : {}),
     chosenMode: result?.chosen.mode ?? 'failed',
+    firstMode: result?.check?.attempts[0]?.kind ?? result?.chosen.mode ?? 'failed',
     chosen: result ? `${result.chosen.mode}/${result.chosen.curveMode}` : 'failed',
     timeMs: result?.processingTimeMs ?? 0,
     bytes: result ? Buffer.byteLength(result.svg) : 0,
