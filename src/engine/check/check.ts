@@ -18,9 +18,11 @@ import { renderSvg } from './render.ts';
  * - `blobs`: pixel art traced smooth: its pixels became rounded shapes;
  * - `faint`: the whole result far from the image (a kind that does not fit it at all);
  * - `colour`: ink on paper painted over clear colour (a chart's bars, a coloured stamp), which
- *   the ink's one colour turned grey.
+ *   the ink's one colour turned grey;
+ * - `tones`: ink on paper painted over flat tones of grey (grey artwork or a grey sprite sheet
+ *   taken for ink), which became paper or ink.
  */
-export type Signature = 'coverage' | 'region' | 'squares' | 'blobs' | 'faint' | 'colour';
+export type Signature = 'coverage' | 'region' | 'squares' | 'blobs' | 'faint' | 'colour' | 'tones';
 
 export interface CheckReport {
   fidelity: number;
@@ -60,12 +62,19 @@ const SQUARES_BELOW_SCALE = 0.75;
  * measured loses none (yellowing and stains stay under the chroma COLOURED counts).
  */
 export const COLOUR_LOST_ABOVE = 0.002;
+/**
+ * Ink painted over flat fills of grey on this share of the image or more has lost their tones
+ * (compare.ts, tonesLost). Ink and scans of the corpus and the tune part and their copies lose at
+ * most 0.016 (a photographed letter), grey artwork and sprites taken for ink 0.05–0.29 (a grey
+ * elephant on black 0.08).
+ */
+export const TONES_LOST_ABOVE = 0.03;
 /** A result this far from the image altogether is not a rendering of it. */
 export const FAINT_BELOW = 0.45;
 
 export function checkSvg(svg: string, reference: CheckReference, facts: TraceFacts): CheckReport {
   const rendered = renderSvg(svg, reference.width, reference.height);
-  const comparison = compareImages(reference.rgba, rendered, reference.width, reference.height);
+  const comparison = compareImages(reference.rgba, rendered, reference.width, reference.height, { tones: facts.kind === 'sketch' });
   const fidelity = fidelityOf(comparison);
   return { fidelity, comparison, signatures: signaturesOf(comparison, fidelity, facts) };
 }
@@ -80,6 +89,7 @@ export function signaturesOf(comparison: Comparison, fidelity: number, facts: Tr
   if (facts.pixelGrid && facts.kind !== 'pixelart') signatures.push('blobs');
   if (fidelity < FAINT_BELOW) signatures.push('faint');
   if (facts.kind === 'sketch' && comparison.colourLost >= COLOUR_LOST_ABOVE) signatures.push('colour');
+  if (facts.kind === 'sketch' && comparison.toneLost >= TONES_LOST_ABOVE) signatures.push('tones');
   return signatures;
 }
 

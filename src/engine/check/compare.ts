@@ -22,6 +22,8 @@ export interface Comparison {
    * and at most a third as colourful in the result: colour painted grey or black.
    */
   colourLost: number;
+  /** Share of the image in flat fills of the source that the result moved by TONE_APART or more (tonesLost). */
+  toneLost: number;
   /** Tiles (TILE_GRID per side at most, row by row) of the tile grid, each with its mean ΔE (worse ground) and its SSIM. */
   tiles: TileScores;
 }
@@ -42,11 +44,17 @@ export const TILE_GRID = 16;
 const WINDOW_RADIUS = 3;
 /** Oklab chroma from which a colour is clear: a saturated fill or line, not yellowed paper or a tint. */
 export const COLOURED = 0.1;
+/** A neighbourhood whose Oklab lightness spans less than this is flat: a fill, not an edge or texture. */
+const FLAT_RANGE = 0.02;
+/** Oklab lightness apart from which a flat tone is another tone (about ten just-noticeable steps). */
+const TONE_APART = 0.1;
+/** A fill at least this much of which moved by TONE_APART is a tone lost (tonesLost). */
+const LOST_FILL_SHARE = 0.5;
 const C1 = 0.01 * 0.01;
 const C2 = 0.03 * 0.03;
 
-/** Compares two straight-alpha RGBA images of one size. */
-export function compareImages(source: Uint8Array, result: Uint8Array, width: number, height: number): Comparison {
+/** Compares two straight-alpha RGBA images of one size; `tones` measures toneLost (0 otherwise: only ink needs it). */
+export function compareImages(source: Uint8Array, result: Uint8Array, width: number, height: number, options: { tones?: boolean } = {}): Comparison {
   if (source.length !== width * height * 4 || result.length !== source.length) throw new Error('compareImages: sizes differ');
   const pixels = width * height;
   let sourceOpaque = 0;
@@ -85,6 +93,7 @@ export function compareImages(source: Uint8Array, result: Uint8Array, width: num
   const grounds = isOpaque(source) && isOpaque(result) ? [1] : [1, 0];
   let previous: [Float32Array, Float32Array] | undefined;
   let colourLost = 0;
+  let toneLost = 0;
   const deltaE = new Float32Array(pixels);
   const ssim = new SsimScratch(pixels);
   for (const ground of grounds) {
@@ -105,6 +114,7 @@ export function compareImages(source: Uint8Array, result: Uint8Array, width: num
         if (chroma >= COLOURED && Math.hypot(b[i + 1] as number, b[i + 2] as number) * 3 <= chroma) colourLost++;
       }
     }
+    if (ground === 1 && options.tones) toneLost = tonesLost(a, b, width, height);
     const ssimMap = lightnessSsim(a, b, width, height, ssim);
     let ssimTotal = 0;
     for (let p = 0; p < pixels; p++) ssimTotal += ssimMap[p] as number;
@@ -126,6 +136,7 @@ export function compareImages(source: Uint8Array, result: Uint8Array, width: num
     coverageGained: gained / pixels,
     sourceCoverage: sourceOpaque / pixels,
     colourLost: colourLost / pixels,
+    toneLost,
     tiles,
   };
 }
@@ -263,4 +274,60 @@ function boxMean(values: Float32Array, width: number, height: number, radius: nu
     const row = y * width;
     for (let x = 0; x < width; x++) values[row + x] = (sums[x] as number) / count;
   }
+}
+
+/**
+ * The share of the image in flat fills of the source whose lightness the result moved by
+ * TONE_APART or more: a fill painted as paper or as ink. A pixel is flat when its 3 × 3
+ * neighbourhood's Oklab lightness spans less than FLAT_RANGE; flat pixels that touch make a fill.
+ * A fill counts when at least LOST_FILL_SHARE of it moved: the ears of a grey elephant, bounded by
+ * its outline, move whole, where a page's paper lit unevenly is one fill, drawn as one paper, whose
+ * shadowed part moves without an edge between it and the rest. Anti-aliasing, texture and noise
+ * are not flat.
+ */
+function tonesLost(a: Float32Array, b: Float32Array, width: number, height: number): number {
+  const pixels = width * height;
+  const flat = new Uint8Array(pixels);
+  for (let y = 1; y + 1 < height; y++) {
+    for (let x = 1; x + 1 < width; x++) {
+      const p = y * width + x;
+      let lowest = a[p * 3] as number;
+      let highest = lowest;
+      for (let dy = -1; dy <= 1; dy++) {
+        for (let dx = -1; dx <= 1; dx++) {
+          const neighbour = a[(p + dy * width + dx) * 3] as number;
+          if (neighbour < lowest) lowest = neighbour;
+          else if (neighbour > highest) highest = neighbour;
+        }
+      }
+      if (highest - lowest < FLAT_RANGE) flat[p] = 1;
+    }
+  }
+  // Each fill walked once (4-connected flat pixels); flat marks 2 once a pixel is queued.
+  const queue = new Int32Array(pixels);
+  let tail = 0;
+  const visit = (q: number) => {
+    if (flat[q] !== 1) return;
+    flat[q] = 2;
+    queue[tail++] = q;
+  };
+  let lost = 0;
+  for (let start = 0; start < pixels; start++) {
+    if (flat[start] !== 1) continue;
+    tail = 0;
+    visit(start);
+    let head = 0;
+    let moved = 0;
+    while (head < tail) {
+      const p = queue[head++] as number;
+      if (Math.abs((a[p * 3] as number) - (b[p * 3] as number)) >= TONE_APART) moved++;
+      const x = p % width;
+      if (x > 0) visit(p - 1);
+      if (x + 1 < width) visit(p + 1);
+      if (p >= width) visit(p - width);
+      if (p + width < pixels) visit(p + width);
+    }
+    if (moved >= LOST_FILL_SHARE * tail) lost += moved;
+  }
+  return lost / pixels;
 }

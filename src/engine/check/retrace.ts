@@ -64,7 +64,8 @@ export function retracePlans(signatures: readonly Signature[], first: TracePlan,
         for (const kind of OTHER_KINDS[first.kind]) add({ kind, reason: signature });
         break;
       case 'colour':
-        // Ink painted over colour: the picture traced as colour artwork.
+      case 'tones':
+        // Ink painted over colour or flat greys: the picture traced as artwork.
         add({ kind: 'logo', reason: signature });
         break;
       case 'region': {

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import sharp from 'sharp';
-import { checkSvg, COLOUR_LOST_ABOVE, signaturesOf, type CheckReference } from '../../../src/engine/check/check.ts';
+import { checkSvg, COLOUR_LOST_ABOVE, signaturesOf, TONES_LOST_ABOVE, type CheckReference } from '../../../src/engine/check/check.ts';
 import { compareImages } from '../../../src/engine/check/compare.ts';
 import { renderSvg } from '../../../src/engine/check/render.ts';
 import { convertImage } from '../../../src/engine/convert.ts';
@@ -154,6 +154,29 @@ test('ink in a colour of its own on yellowed paper is not colour lost', async ()
   assert.equal(result.check.attempts.length, 1);
 });
 
+test('ink painted over flat greys is tones lost: grey artwork taken for ink is traced again as artwork; a letter on unevenly lit paper is not', async () => {
+  const comparison = compareImages(new Uint8Array(64 * 64 * 4).fill(255), new Uint8Array(64 * 64 * 4).fill(255), 64, 64);
+  assert.deepEqual(signaturesOf({ ...comparison, toneLost: TONES_LOST_ABOVE }, 1, { ...FACTS, kind: 'sketch' }), ['tones']);
+  assert.deepEqual(signaturesOf({ ...comparison, toneLost: TONES_LOST_ABOVE }, 1, FACTS), [], 'only ink paints tones over');
+  // A grey cartoon elephant on black reads as ink on paper: its body, ears and tusks become one paper.
+  const elephant = await sharp(corpusFile('clipart/kenney_animal_elephant.png')).flatten({ background: '#000000' }).png().toBuffer();
+  const result = await convertImage({ image: elephant, params: DEFAULT_PARAMS }, { ...LIMITS, untimed: true });
+  const [first, other] = result.check.attempts;
+  assert.ok(first && first.kind === 'sketch', `first trace ${first?.kind}`);
+  assert.ok(result.check.signatures.includes('tones'), result.check.signatures.join(', '));
+  assert.equal(other?.reason, 'tones');
+  assert.equal(result.chosen.mode, 'logo', 'the trace as artwork is kept');
+  assert.ok(result.fidelity > first.fidelity + 0.1, `${result.fidelity} against ${first.fidelity}`);
+  // Asked for as ink, it stays ink.
+  const asked = await convertImage({ image: elephant, params: { ...DEFAULT_PARAMS, mode: 'sketch' } }, LIMITS);
+  assert.ok(asked.check.attempts.every((a) => a.kind === 'sketch'));
+  // A grey letter under uneven light: its paper is drawn as one paper, and that is no tone lost.
+  const letter = await handwrittenLetter({ width: 640, height: 480, paper: [228, 228, 228], ink: [40, 40, 40], darkestLight: 0.7, seed: 7 });
+  const ink = await convertImage({ image: letter, params: DEFAULT_PARAMS }, LIMITS);
+  assert.equal(ink.chosen.mode, 'sketch');
+  assert.ok(!ink.check.signatures.includes('tones'), ink.check.signatures.join(', '));
+});
+
 test('a low score is held against the plain tracer, only where the caller left kind and curves to the engine', () => {
   const first = { kind: 'logo' } as const;
   assert.equal(plainPlan(first, PLAIN_BELOW, DEFAULT_PARAMS), undefined, 'a result scoring well is not');
@@ -205,20 +228,26 @@ test('ink scoring low is traced again in tones before the plain trace, only unde
   assert.equal(tonePlan(ink, PLAIN_BELOW, DEFAULT_PARAMS), undefined, 'ink scoring well is not');
   assert.equal(tonePlan({ kind: 'logo' }, 0.1, DEFAULT_PARAMS), undefined, 'other kinds draw tones already');
   assert.equal(tonePlan(ink, 0.1, { ...DEFAULT_PARAMS, mode: 'sketch' }), undefined, 'a caller who asked for ink gets ink');
-  // A pixel-art status bar made grey reads as ink on paper, and its two tones lose the bar's
-  // shading (bench:robust): traced from a palette, it is drawn whole.
-  const grey = await sharp(corpusFile('wide/edge/wide_banner_freedoom_statusbar_1600x192.png')).greyscale().png().toBuffer();
-  const result = await convertImage({ image: grey, params: DEFAULT_PARAMS }, { ...LIMITS, untimed: true });
+  // The corpus etching made smaller and blurred, as a soft scan would be: its hatching is now
+  // tones, and ink draws them as blotches of two tones.
+  const blurred = await sharp(corpusFile('sketch/piranesi_carceri_etching_1000.png')).resize(600).blur(1.2).png().toBuffer();
+  const result = await convertImage({ image: blurred, params: DEFAULT_PARAMS }, { ...LIMITS, untimed: true });
   const [first] = result.check.attempts;
   assert.ok(first && first.kind === 'sketch' && first.fidelity < PLAIN_BELOW, `first trace ${first?.kind} ${first?.fidelity}`);
   const tones = result.check.attempts.find((a) => a.reason === 'low-score');
   assert.equal(tones?.kind, 'photo');
+  assert.ok(tones.fidelity > first.fidelity + 0.2, `${tones.fidelity} against ${first.fidelity}`);
   assert.equal(result.chosen.mode, 'photo', 'the trace in tones is kept');
-  assert.ok(result.fidelity > first.fidelity + 0.2, `${result.fidelity} against ${first.fidelity}`);
   // Its tones are drawn: ink has one or two.
   assert.ok(new Set(result.svg.match(/fill="#[0-9a-f]{6}"/g)).size > 8, 'grey levels in the SVG');
+  // Its first trace scored that low: it is held against the plain trace too, although the trace in
+  // tones scores well; the plain trace must win by PLAIN_MARGIN.
+  const plain = result.check.attempts.find((a) => a.reason === 'plain');
+  assert.ok(plain, result.check.attempts.map((a) => a.reason).join(', '));
+  assert.ok(plain.fidelity < tones.fidelity + 0.01, `plain ${plain.fidelity} against ${tones.fidelity}`);
+  assert.equal(result.fidelity, tones.fidelity);
   // Asked for as ink, it stays ink.
-  const asked = await convertImage({ image: grey, params: { ...DEFAULT_PARAMS, mode: 'sketch' } }, LIMITS);
+  const asked = await convertImage({ image: blurred, params: { ...DEFAULT_PARAMS, mode: 'sketch' } }, LIMITS);
   assert.equal(asked.chosen.mode, 'sketch');
   assert.ok(asked.check.attempts.every((a) => a.kind === 'sketch'), asked.check.attempts.map((a) => a.kind).join(', '));
 });
