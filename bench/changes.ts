@@ -48,6 +48,33 @@ export const CHANGES: Change[] = [
   { name: 'webp80', what: 'WebP quality 80', keeps: (kind) => kind !== 'pixelart', apply: (image) => image.webp({ quality: 80 }) },
 ];
 
+/** Originals larger than this are left out of MORE_CHANGES (blurring or darkening a 20 MP photograph tells nothing new). */
+const MORE_MAX_PIXELS = 2_000_000;
+
+/**
+ * Harder changes, measured apart (npm run bench:robust -- --more), on originals of 2 MP or less:
+ * how the engine holds on inputs further from anything it was tuned on. A blurred copy of ink is
+ * compared with its blur, which ink draws crisp: SSIM counts the crisp strokes against it.
+ */
+const HARDER: Change[] = [
+  { name: 'onblack', what: 'flattened on black, PNG (images with transparency)', keeps: () => true, apply: (image) => image.flatten({ background: '#000000' }).png() },
+  { name: 'blur', what: 'blurred (Gaussian, σ 1.2 px), PNG', keeps: (kind) => kind !== 'pixelart', apply: (image) => image.blur(1.2).png() },
+  {
+    name: 'quarter',
+    what: 'a quarter of the size (Lanczos), images of 256 px or more',
+    keeps: (kind) => kind !== 'pixelart',
+    apply: (image, width, height) => (Math.max(width, height) < 256 ? undefined : image.resize(Math.max(1, Math.round(width / 4))).png()),
+  },
+  {
+    name: 'up2',
+    what: 'enlarged 2× (Lanczos), images of 0.4 MP or less',
+    keeps: (kind) => kind !== 'pixelart',
+    apply: (image, width, height) => (width * height > 400_000 ? undefined : image.resize(width * 2, height * 2, { kernel: 'lanczos3' }).png()),
+  },
+  { name: 'jpeg40', what: 'flattened on white, JPEG quality 40', keeps: (kind) => kind !== 'pixelart', apply: (image) => image.flatten({ background: '#ffffff' }).jpeg({ quality: 40 }) },
+];
+export const MORE_CHANGES: Change[] = HARDER.map((change) => ({ ...change, apply: (image: Sharp, width: number, height: number) => (width * height > MORE_MAX_PIXELS ? undefined : change.apply(image, width, height)) }));
+
 /** Every labelled image: the corpus's kinds manifest and wide/'s kinds.tsv, each in its part. */
 export function labelledImages(): Labelled[] {
   const images: Labelled[] = [];
