@@ -120,9 +120,10 @@ export function tonePlan(first: TracePlan, fidelity: number, params: TraceParams
 
 /**
  * Artwork traced by its regions (trace/artwork.ts) scoring under this may have lost detail finer
- * than its regions: a halved map's labels or a small screenshot's text. Faithful region traces of
- * artwork above icon size score 0.83 and more; a map halved to 425 px scores 0.708 (its labels
- * smudged), and 0.849 traced from its palette, which keeps every patch.
+ * than its regions: a halved map's labels or a small screenshot's text. Region traces of artwork
+ * above icon size in the corpus and the tune part score 0.83 and more (one with a faded region,
+ * 0.78); a map halved to 425 px scores 0.708 (its labels smudged), and 0.862 traced from its
+ * palette, which keeps every patch.
  */
 export const PALETTE_BELOW = 0.8;
 /**
