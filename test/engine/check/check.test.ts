@@ -255,7 +255,7 @@ test('ink scoring low is traced again in tones before the plain trace, only unde
 test('artwork whose regions score low is traced from its palette, kept only when clearly better', async () => {
   const regions = { kind: 'logo' } as const;
   const map = { originalWidth: 425, originalHeight: 155 } as DecodedImage;
-  assert.deepEqual(palettePlan(regions, PALETTE_BELOW - 0.01, true, map), { kind: 'logo', path: 'palette', reason: 'palette', costFactor: 1 });
+  assert.deepEqual(palettePlan(regions, PALETTE_BELOW - 0.01, true, map), { kind: 'logo', path: 'palette', reason: 'palette', costFactor: 1.5 });
   assert.equal(palettePlan(regions, PALETTE_BELOW, true, map), undefined, 'regions scoring well stand');
   assert.equal(palettePlan(regions, 0.5, false, map), undefined, 'traced from its palette already');
   assert.equal(palettePlan({ kind: 'photo' }, 0.5, false, map), undefined, 'other kinds have no regions');
