@@ -72,6 +72,25 @@ const HARDER: Change[] = [
     apply: (image, width, height) => (width * height > 400_000 ? undefined : image.resize(width * 2, height * 2, { kernel: 'lanczos3' }).png()),
   },
   { name: 'jpeg40', what: 'flattened on white, JPEG quality 40', keeps: (kind) => kind !== 'pixelart', apply: (image) => image.flatten({ background: '#ffffff' }).jpeg({ quality: 40 }) },
+  {
+    name: 'crop',
+    what: 'the centre half of each side, at full resolution, images of 128 px or more',
+    keeps: () => true,
+    apply: (image, width, height) =>
+      Math.min(width, height) < 128 ? undefined : image.extract({ left: Math.round(width / 4), top: Math.round(height / 4), width: Math.round(width / 2), height: Math.round(height / 2) }).png(),
+  },
+  {
+    name: 'pad',
+    what: 'flattened on white, with a white margin of a fifth of each side, PNG',
+    keeps: () => true,
+    apply: (image, width, height) =>
+      image
+        .flatten({ background: '#ffffff' })
+        .extend({ top: Math.round(height / 5), bottom: Math.round(height / 5), left: Math.round(width / 5), right: Math.round(width / 5), background: '#ffffff' })
+        .png(),
+  },
+  { name: 'lowcon', what: 'flattened on white, contrast halved (levels × 0.5 + 64), PNG', keeps: (kind) => kind !== 'pixelart', apply: (image) => image.flatten({ background: '#ffffff' }).linear(0.5, 64).png() },
+  { name: 'sharpen', what: 'over-sharpened (unsharp mask, σ 1.5), PNG', keeps: (kind) => kind !== 'pixelart', apply: (image) => image.sharpen({ sigma: 1.5, m1: 2, m2: 4 }).png() },
 ];
 export const MORE_CHANGES: Change[] = HARDER.map((change) => ({ ...change, apply: (image: Sharp, width: number, height: number) => (width * height > MORE_MAX_PIXELS ? undefined : change.apply(image, width, height)) }));
 

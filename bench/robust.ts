@@ -9,7 +9,8 @@
 //   npm run bench:robust -- --only zune       copies of images whose name contains "zune"; nothing written
 //   npm run bench:robust -- --change half     one change; nothing written
 //   npm run bench:robust -- --more            the harder changes (MORE_CHANGES: on black, blurred,
-//                                             quartered, enlarged, JPEG 40); writes their own section
+//                                             quartered, enlarged, JPEG 40, cropped, padded, low
+//                                             contrast, over-sharpened); writes their own section
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -118,7 +119,8 @@ async function main(): Promise<void> {
             '',
             'The images of 2 MP or less of the corpus and of the wide/ tune part, with harder changes than bench:kinds’s',
             '(bench/changes.ts, MORE_CHANGES): flattened on black (where the image has transparency), blurred, quartered,',
-            'enlarged 2×, saved as JPEG 40. A blurred copy of ink is compared with its blur, which the ink path draws crisp, as a',
+            'enlarged 2×, saved as JPEG 40, cropped to its centre, set in a white margin, its contrast halved, over-sharpened.',
+            'A blurred copy of ink is compared with its blur, which the ink path draws crisp, as a',
             'person wants it: SSIM counts the crisp strokes against it, so a destroyed blurred ink copy may be the right drawing.',
           ]
         : [
