@@ -173,10 +173,10 @@ export async function convertImage(request: TraceRequest, options: ConvertOption
   // Ink scoring that low may have lost the picture's tones: the photograph's path, if it keeps the detail too.
   const tones = otherWays ? tonePlan(best.plan, best.check.fidelity, request.params) : undefined;
   if (tones && !triedAlready(tones) && fitsInTime(tones)) await retrace(tones, RETRACE_MARGIN, keepsDetailOfBest);
-  // Fail safe: a result that has lost much of the picture is held against the tracer's own plain
-  // trace; so is one that another way only partly won back (a first trace scoring that low).
+  // Fail safe: a result whose first trace lost much of the picture is held against the tracer's own
+  // plain trace, even where another way won part of it back (the best scores at least the first).
   const firstFidelity = (attempts[0] as Attempt).check.fidelity;
-  const plain = options.noRetrace || asked ? undefined : plainPlan(best.plan, Math.min(firstFidelity, best.check.fidelity), request.params);
+  const plain = options.noRetrace || asked ? undefined : plainPlan(best.plan, firstFidelity, request.params);
   if (plain && (options.untimed === true || performance.now() - started < RETRACE_START_BEFORE_MS)) await retrace(plain, PLAIN_MARGIN, keepsDetailOfBest);
   // A test key's result: the watermark joins the model after the check (fidelity is the trace's),
   // so every format carries it.
