@@ -222,6 +222,25 @@ test('a dark image taken for flat colour with a photograph\'s ramps is in doubt:
   assert.equal(result.chosen.mode, (other?.fidelity ?? 0) > (first?.fidelity ?? 0) ? 'photo' : 'logo');
 });
 
+test('an image taken for flat colour with almost no equal neighbours and nearly a photograph\'s ramps is in doubt: traced as a photo too, which wins', async () => {
+  // The shuttle photograph at a quarter of its size: fewer ramps than the photo rule asks, and
+  // near-flat colour by JPEG's standards, so flat colour by rule 5.
+  const quarter = await sharp(corpusImage('wide/photo/nasa_shuttle_endeavour_ground.jpg')).resize(318).png().toBuffer();
+  const { width = 0, height = 0 } = await sharp(quarter).metadata();
+  const facts = { originalWidth: width, originalHeight: height, palette: false };
+  const stats = measureImage(...(await sampled(quarter)));
+  assert.ok(stats.rampShare >= RULES.noisyRamps.minRampShare && stats.rampShare < RULES.photoRamps.minRampShare, `ramps ${stats.rampShare}`);
+  assert.ok(stats.equalNeighbourShare < RULES.noisyRamps.maxEqualNeighbourShare, `equal ${stats.equalNeighbourShare}`);
+  assert.equal(classifyImage(stats, facts), 'logo');
+  assert.equal(doubtfulAlternative('logo', stats, facts), 'photo');
+  const result = await convertImage({ image: quarter, params: DEFAULT_PARAMS }, LIMITS);
+  const [first, other] = result.check.attempts;
+  assert.deepEqual([first?.kind, other?.kind, other?.reason], ['logo', 'photo', 'doubt']);
+  // Posterised as flat colour (the ground crew washed out); its texture kept as a photo.
+  assert.ok((other?.fidelity ?? 0) > (first?.fidelity ?? 0) + 0.03, `photo ${other?.fidelity} against logo ${first?.fidelity}`);
+  assert.equal(result.chosen.mode, 'photo');
+});
+
 test('artwork saved as JPEG keeps its equal neighbours: a logo, and (it is not dark) no photo is traced beside it', async () => {
   // JPEG puts ramps at the logo's edges, as many as a photograph has; fidelity would favour a
   // photo trace that keeps the noise, so only dark images are in doubt the other way.
