@@ -600,8 +600,9 @@ function darkWithRamps(stats: ImageStats): boolean {
  * Taken for flat colour with almost no exactly equal neighbours, opaque, and ramps near a
  * photograph's: flat artwork keeps its fills equal (logos saved as JPEG at quality 40–70: 0.55 and
  * more), sensor noise leaves a photograph under 0.2, and a photograph reduced to a quarter has
- * fewer ramps than the photo rule asks (the shuttle photograph: 0.466). Of the 651 changed copies
- * of the corpus and the tune part (bench:kinds, both sets of changes), only that one is.
+ * fewer ramps than the photo rule asks (the shuttle photograph: 0.466). Of the 1051 images of the
+ * corpus and the tune part and their copies (both sets of bench:kinds changes) larger than an
+ * icon, only that copy is.
  */
 function noisyWithRamps(stats: ImageStats): boolean {
   const rule = RULES.noisyRamps;

@@ -392,8 +392,8 @@ export async function traceArtwork(working: RgbaImage, params: TraceParams, curv
   if (grid.width < working.width && isDenseArtwork(quantised, grid.width, grid.height, working.width * working.height)) return null;
   // Large flat artwork keeps more of its detail traced whole from its palette: the reduced grid
   // pays off where it brings gradients, which a small copy shows as well as a large one. Asked
-  // after density, which is cheaper: the probe segments its copy, 0.4 s on a dense map traced at 2 MP
-  // (where the grid and palette above cost 40 ms), and either answer alone sends the image on.
+  // after density, which is cheaper: the probe segments its copy (0.4 s on a dense map traced at
+  // 2 MP, where the grid and palette above cost 40 ms), and either answer alone sends the image on.
   if (working.width * working.height > SEGMENT_PIXELS && (await gradientShareOf(working, params)) < LARGE_GRADIENT_SHARE) return null;
   const segmentation = segmentArtwork(source.rgba, quantised, grid.width, grid.height, segmentOptions(params, (working.width * working.height) / (grid.width * grid.height)));
   // The fine grid is resampled smoothly up from a small image, or down from a large one (its own detail).
