@@ -25,7 +25,7 @@ async function kindsOf(bytes: Buffer): Promise<ImageKind[]> {
   const stats = await statisticsOf(decoded);
   const kind = classifyImage(stats, decoded);
   const doubt = doubtfulAlternative(kind, stats, decoded);
-  return doubt ? [kind, doubt] : [kind];
+  return doubt ? [kind, doubt.kind] : [kind];
 }
 
 async function main(): Promise<void> {

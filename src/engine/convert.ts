@@ -2,7 +2,7 @@
 // way when the check finds a destroyed result. The worker pool runs this in child processes;
 // tests and the benchmark call it directly.
 
-import { blockSize, CLASSIFY_PIXELS, classifyImage, doubtfulAlternative, hasPixelGrid, mayBeInk, measureImage, type ImageKind, type ImageStats } from './analyse/classify.ts';
+import { blockSize, CLASSIFY_PIXELS, classifyImage, doubtfulAlternative, type Doubt, hasPixelGrid, mayBeInk, measureImage, type ImageKind, type ImageStats } from './analyse/classify.ts';
 import { decodeImage, sniffFormat, type DecodedImage } from './analyse/decode.ts';
 import { enhanceInput, fitToPixels, DECODE_PIXELS, prepareWithinBudget, resizeTo, sketchUpscaleFactor, workingPixelsFor, WORKING_PIXELS, type RgbaImage } from './analyse/prepare.ts';
 import type { CurveMode, TraceParams } from './params.ts';
@@ -97,7 +97,7 @@ interface AnalysedImage {
   stats: ImageStats;
   kind: ImageKind;
   /** A second kind the statistics leave in doubt (mode auto only): both are traced, the check keeps one. */
-  doubt?: ImageKind;
+  doubt?: Doubt;
   maxInputPixels: number;
 }
 
@@ -134,9 +134,9 @@ export async function convertImage(request: TraceRequest, options: ConvertOption
   };
   if (image.doubt) {
     const retraceStarted = performance.now();
-    const other = settle(await attempt(image, { kind: image.doubt, reason: 'doubt' }, request.params, reference), attempts);
+    const other = settle(await attempt(image, { kind: image.doubt.kind, reason: 'doubt' }, request.params, reference), attempts);
     retraceMs += performance.now() - retraceStarted;
-    if (other.check.fidelity > best.check.fidelity) best = other;
+    if (other.check.fidelity > best.check.fidelity + image.doubt.margin) best = other;
   }
   /**
    * Another way of tracing, timed apart; kept when it scores higher by `margin` and passes `keeps`.

@@ -496,6 +496,8 @@ export const RULES = {
   photoRamps: { minRampShare: 0.47, maxEqualNeighbourShare: 0.55, minDarkShareInDoubt: 0.8 },
   /** Almost no equal neighbours and ramps near a photograph's: also traced as a photo (doubtfulAlternative). */
   noisyRamps: { minRampShare: 0.4, maxEqualNeighbourShare: 0.2 },
+  /** A colour photograph by the last rule only, up to this size: also traced as a logo, kept if it scores this much higher (doubtfulAlternative). */
+  fallThrough: { maxPixels: 6_000_000, minLogoGain: 0.03 },
   flatColour: { minEqualNeighbourShare: 0.6, minNearFlatShare: 0.65, minOffAxisShare: 0.1, maxRampShare: 0.3, minEqualWithFewRamps: 0.35, minEqualInColour: 0.35 },
 } as const;
 
@@ -573,17 +575,40 @@ function isInkWithoutPaper(stats: ImageStats): boolean {
   );
 }
 
+/** A second kind to trace, and by how much more its trace must score to be kept. */
+export interface Doubt {
+  kind: ImageKind;
+  margin: number;
+}
+
 /**
  * A second kind worth tracing when the statistics leave the first in doubt; the self-check then
  * keeps the better result (convert.ts). A colour image taken for a photograph with nearly as many
  * exactly equal neighbours as flat artwork has (RULES.flatColour.minEqualInColour) may be artwork
  * with smooth shading: colour photographs measured have at most 0.2. The other way, a dark image
- * (darkWithRamps) or one with almost no equal neighbours (noisyWithRamps) is in doubt.
+ * (darkWithRamps) or one with almost no equal neighbours (noisyWithRamps) is in doubt. A colour
+ * image that is a photograph only because no rule called it flat (fallsThrough) is in doubt too,
+ * but the logo's trace must win by a margin there (RULES.fallThrough).
  */
-export function doubtfulAlternative(kind: ImageKind, stats: ImageStats, facts: ImageFacts): ImageKind | undefined {
-  if (kind === 'logo') return largerThanIcon(facts) && (darkWithRamps(stats) || noisyWithRamps(stats)) ? 'photo' : undefined;
+export function doubtfulAlternative(kind: ImageKind, stats: ImageStats, facts: ImageFacts): Doubt | undefined {
+  if (kind === 'logo') return largerThanIcon(facts) && (darkWithRamps(stats) || noisyWithRamps(stats)) ? { kind: 'photo', margin: 0 } : undefined;
   if (kind !== 'photo' || isGrey(stats)) return undefined;
-  return stats.equalUnclippedShare > RULES.photoDoubt.minEqualNeighbourShare ? 'logo' : undefined;
+  if (stats.equalUnclippedShare > RULES.photoDoubt.minEqualNeighbourShare) return { kind: 'logo', margin: 0 };
+  return fallsThrough(stats, facts) ? { kind: 'logo', margin: RULES.fallThrough.minLogoGain } : undefined;
+}
+
+/**
+ * Taken for a photograph by the last rule of classifyImage, larger than an icon: too few ramps for
+ * a photograph, too few equal neighbours for flat colour. Artwork changed in the wild lands here
+ * (a map saved as JPEG or halved, illustrations reduced to a quarter, a banner halved), and its
+ * logo trace scores 0.03–0.17 higher; so do photographs cut out on transparency, whose logo trace
+ * scores up to 0.023 higher on soft alpha edges while a person prefers the photo's texture (the
+ * rose halved). Images above RULES.fallThrough.maxPixels are left to the photo path: a second
+ * trace of a large image would cost the time budget more than it gains.
+ */
+function fallsThrough(stats: ImageStats, facts: ImageFacts): boolean {
+  const photoByRamps = hasPhotoRamps(stats) && stats.equalNeighbourShare < RULES.photoRamps.maxEqualNeighbourShare;
+  return largerThanIcon(facts) && !photoByRamps && facts.originalWidth * facts.originalHeight <= RULES.fallThrough.maxPixels;
 }
 
 /**

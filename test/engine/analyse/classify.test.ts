@@ -215,7 +215,7 @@ test('a dark image taken for flat colour with a photograph\'s ramps is in doubt:
   const stats = measureImage(...(await sampled(dark)));
   assert.ok(stats.equalNeighbourShare > RULES.flatColour.minEqualNeighbourShare, `equal ${stats.equalNeighbourShare}`);
   assert.equal(classifyImage(stats, { originalWidth: width, originalHeight: height, palette: false }), 'logo');
-  assert.equal(doubtfulAlternative('logo', stats, { originalWidth: width, originalHeight: height, palette: false }), 'photo');
+  assert.equal(doubtfulAlternative('logo', stats, { originalWidth: width, originalHeight: height, palette: false })?.kind, 'photo');
   const result = await convertImage({ image: dark, params: DEFAULT_PARAMS }, LIMITS);
   const [first, other] = result.check.attempts;
   assert.deepEqual([first?.kind, other?.kind, other?.reason], ['logo', 'photo', 'doubt']);
@@ -232,13 +232,51 @@ test('an image taken for flat colour with almost no equal neighbours and nearly 
   assert.ok(stats.rampShare >= RULES.noisyRamps.minRampShare && stats.rampShare < RULES.photoRamps.minRampShare, `ramps ${stats.rampShare}`);
   assert.ok(stats.equalNeighbourShare < RULES.noisyRamps.maxEqualNeighbourShare, `equal ${stats.equalNeighbourShare}`);
   assert.equal(classifyImage(stats, facts), 'logo');
-  assert.equal(doubtfulAlternative('logo', stats, facts), 'photo');
+  assert.equal(doubtfulAlternative('logo', stats, facts)?.kind, 'photo');
   const result = await convertImage({ image: quarter, params: DEFAULT_PARAMS }, LIMITS);
   const [first, other] = result.check.attempts;
   assert.deepEqual([first?.kind, other?.kind, other?.reason], ['logo', 'photo', 'doubt']);
   // Posterised as flat colour (the ground crew washed out); its texture kept as a photo.
   assert.ok((other?.fidelity ?? 0) > (first?.fidelity ?? 0) + 0.03, `photo ${other?.fidelity} against logo ${first?.fidelity}`);
   assert.equal(result.chosen.mode, 'photo');
+});
+
+test('a colour image that is a photograph only by the last rule is in doubt: traced as a logo too, kept when it wins by the margin', async () => {
+  // The corpus banner halved: too few ramps for a photograph, too few equal neighbours for flat
+  // colour. Its logo trace keeps the lettering; the photo trace blurs it into polygons.
+  const banner = await sharp(corpusImage('logo/visioncortex_banner_1100x120.png')).resize(550).png().toBuffer();
+  const { width = 0, height = 0 } = await sharp(banner).metadata();
+  const facts = { originalWidth: width, originalHeight: height, palette: false };
+  const stats = await statsOf(banner);
+  assert.ok(stats.rampShare < RULES.photoRamps.minRampShare || stats.equalNeighbourShare >= RULES.photoRamps.maxEqualNeighbourShare, `ramps ${stats.rampShare}`);
+  assert.ok(stats.equalUnclippedShare <= RULES.photoDoubt.minEqualNeighbourShare, `equal unclipped ${stats.equalUnclippedShare}`);
+  assert.equal(classifyImage(stats, facts), 'photo');
+  assert.deepEqual(doubtfulAlternative('photo', stats, facts), { kind: 'logo', margin: RULES.fallThrough.minLogoGain });
+  const result = await convertImage({ image: banner, params: DEFAULT_PARAMS }, LIMITS);
+  const [first, other] = result.check.attempts;
+  assert.deepEqual([first?.kind, other?.kind, other?.reason], ['photo', 'logo', 'doubt']);
+  assert.ok((other?.fidelity ?? 0) > (first?.fidelity ?? 0) + RULES.fallThrough.minLogoGain, `logo ${other?.fidelity} against photo ${first?.fidelity}`);
+  assert.equal(result.chosen.mode, 'logo');
+});
+
+test('a photograph cut out on transparency falls through to photo too, and keeps its photo trace when the logo trace wins by less than the margin', async () => {
+  // The corpus rose halved: the logo trace scores a little higher on the soft alpha edge, but
+  // posterises the petals into flat bands; the photo trace keeps their texture.
+  const rose = await sharp(corpusImage('edge/webp_alpha_yellow_rose.webp')).resize(200).png().toBuffer();
+  const result = await convertImage({ image: rose, params: DEFAULT_PARAMS }, LIMITS);
+  const [first, other] = result.check.attempts;
+  assert.deepEqual([first?.kind, other?.kind, other?.reason], ['photo', 'logo', 'doubt']);
+  assert.ok((other?.fidelity ?? 0) <= (first?.fidelity ?? 0) + RULES.fallThrough.minLogoGain, `logo ${other?.fidelity} against photo ${first?.fidelity}`);
+  assert.equal(result.chosen.mode, 'photo');
+});
+
+test('a large image that falls through to photo is not traced a second time', () => {
+  // The statistics of the banner halved, at the size of a 12 MP photograph.
+  const facts = { originalWidth: 4000, originalHeight: 3000, palette: false };
+  const stats = { rampShare: 0.35, equalNeighbourShare: 0.3, equalUnclippedShare: 0.1, transparentShare: 0, meanChroma: 30, offAxisShare: 0.2 } as ImageStats;
+  assert.ok(facts.originalWidth * facts.originalHeight > RULES.fallThrough.maxPixels);
+  assert.equal(doubtfulAlternative('photo', stats, facts), undefined);
+  assert.deepEqual(doubtfulAlternative('photo', stats, { ...facts, originalWidth: 2000, originalHeight: 1500 }), { kind: 'logo', margin: RULES.fallThrough.minLogoGain });
 });
 
 test('artwork saved as JPEG keeps its equal neighbours: a logo, and (it is not dark) no photo is traced beside it', async () => {
