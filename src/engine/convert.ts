@@ -2,7 +2,7 @@
 // way when the check finds a destroyed result. The worker pool runs this in child processes;
 // tests and the benchmark call it directly.
 
-import { blockSize, CLASSIFY_PIXELS, classifyImage, doubtfulAlternative, type Doubt, hasPixelGrid, mayBeInk, measureImage, type ImageKind, type ImageStats } from './analyse/classify.ts';
+import { blockSize, CLASSIFY_PIXELS, classifyImage, doubtfulAlternative, type Doubt, hasPixelGrid, mayBeInk, measureImage, RULES, type ImageKind, type ImageStats } from './analyse/classify.ts';
 import { decodeImage, sniffFormat, type DecodedImage } from './analyse/decode.ts';
 import { enhanceInput, fitToPixels, DECODE_PIXELS, prepareWithinBudget, resizeTo, sketchUpscaleFactor, workingPixelsFor, WORKING_PIXELS, type RgbaImage } from './analyse/prepare.ts';
 import type { CurveMode, TraceParams } from './params.ts';
@@ -78,6 +78,14 @@ const PALETTE_MARGIN = 0.03;
  * tracer alone on a dense etching of 1 MP takes 15 s.
  */
 const PLAIN_PIXELS = CHECK_PIXELS;
+/**
+ * An icon's pieces and holes narrower than this (original pixels) are dropped before it is
+ * written: slivers the segmentation leaves between two regions (a cheek's gradient as two
+ * triangles 0.15 px thick) draw nothing at 1×, and a line across the face at the 512 px an icon is
+ * shown at. Whiskers and filaments are 0.5 px and more. Larger images are not shown that enlarged,
+ * and measuring every piece of a photograph would cost more than the slivers do.
+ */
+const ICON_SLIVER_WIDTH = 0.2;
 
 
 export function resolveKind(params: TraceParams, stats: ImageStats, decoded: DecodedImage): ImageKind {
@@ -349,7 +357,9 @@ function writeOutput(traced: TracedPicture, decoded: DecodedImage, kind: ImageKi
   // Output options, all from the same model.
   const cutouts = params.stacking === 'cutouts';
   const page = pageOf(params);
-  const written = withoutDegenerateSubpaths(withStraightLines(image, decimals), decimals);
+  const straight = withoutDegenerateSubpaths(withStraightLines(image, decimals), decimals);
+  const icon = Math.max(decoded.originalWidth, decoded.originalHeight) <= RULES.icon.maxLongSide;
+  const written = icon ? removeNarrowFeatures(straight, ICON_SLIVER_WIDTH, decimals, false).image : straight;
   const cut = cutouts ? withoutDegenerateSubpaths(cutOutImage(written, decimals), decimals) : written;
   // minFeature is in the document's unit; pixels are what the geometry is in.
   const narrow = removeNarrowFeatures(cut, params.minFeature * pixelsPerUnit(page), decimals, cutouts);

@@ -4,6 +4,8 @@ import { Resvg } from '@resvg/resvg-js';
 import sharp from 'sharp';
 import { convertImage } from '../../src/engine/convert.ts';
 import { DEFAULT_PARAMS, type TraceParams } from '../../src/engine/params.ts';
+import { flat, PathCommand, type PathGeometry, type TracedShape } from '../../src/engine/geometry.ts';
+import { removeNarrowFeatures } from '../../src/engine/write/min-feature.ts';
 import { countNodes } from '../../src/engine/write/svg.ts';
 import { EngineError } from '../../src/engine/types.ts';
 import { corpusImage } from './corpus.ts';
@@ -187,4 +189,37 @@ test('a partly transparent layer keeps its opacity, an opaque one stays opaque',
   assert.match(result.svg, /fill="#1414d[cd]"\/>/);
   const rendered = new Resvg(result.svg).render().pixels;
   assert.equal(rendered[(10 * width + 10) * 4 + 3], 0, 'the transparent background stays transparent');
+});
+
+/** Each subpath of an EPS file (absolute `x y m`, `l`, `c`, `h`), as a shape of its own. */
+function epsSubpaths(eps: string): TracedShape[] {
+  const shapes: TracedShape[] = [];
+  let path: PathGeometry | undefined;
+  const numbers: number[] = [];
+  for (const token of eps.split(/\s+/)) {
+    if (/^-?[\d.]+$/.test(token)) numbers.push(Number(token));
+    else if (token === 'm') {
+      path = { commands: [PathCommand.move], coords: numbers.splice(0) };
+      shapes.push({ fill: flat({ r: 0, g: 0, b: 0 }), opacity: 1, paths: [path] });
+    } else if (path && (token === 'l' || token === 'c')) {
+      path.commands.push(token === 'l' ? PathCommand.line : PathCommand.cubic);
+      path.coords.push(...numbers.splice(0));
+    } else if (path && token === 'h') path.commands.push(PathCommand.close);
+    else numbers.length = 0;
+  }
+  return shapes;
+}
+
+test('an icon comes back without slivers: no subpath is narrower than a fifth of a pixel', async () => {
+  // The 32 px smiling emoji's cheek gradient was segmented with two triangles 0.15 px thick
+  // beside it: invisible at 1×, a line across the cheek at 512 px.
+  const image = await sharp(corpusImage('upscale/emoji32/emoji_u1f60a.png')).toBuffer();
+  const result = await convertImage({ image, params: params(), format: 'eps' }, LIMITS);
+  const shapes = epsSubpaths(Buffer.from(result.file ?? []).toString('latin1'));
+  assert.ok(shapes.length > 5, `${shapes.length} subpaths`);
+  const picture = { width: result.width, height: result.height, scaleX: 1, scaleY: 1, shapes };
+  assert.equal(removeNarrowFeatures(picture, 0.2, 2, false).removed, 0);
+  // The measure finds such a sliver: the triangle, added as a shape of its own.
+  const sliver: TracedShape = { fill: flat({ r: 0, g: 0, b: 0 }), opacity: 1, paths: [{ commands: [0, 1, 1, 3], coords: [6, 21, 7.92, 21, 6, 21.15] }] };
+  assert.equal(removeNarrowFeatures({ ...picture, shapes: [...shapes, sliver] }, 0.2, 2, false).removed, 1);
 });
