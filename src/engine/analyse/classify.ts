@@ -601,14 +601,13 @@ export function doubtfulAlternative(kind: ImageKind, stats: ImageStats, facts: I
  * Taken for a photograph by the last rule of classifyImage, larger than an icon: too few ramps for
  * a photograph, too few equal neighbours for flat colour. Artwork changed in the wild lands here
  * (a map saved as JPEG or halved, illustrations reduced to a quarter, a banner halved), and its
- * logo trace scores 0.03–0.17 higher; so do photographs cut out on transparency, whose logo trace
+ * logo trace scores up to 0.17 higher; so do photographs cut out on transparency, whose logo trace
  * scores up to 0.023 higher on soft alpha edges while a person prefers the photo's texture (the
  * rose halved). Images above RULES.fallThrough.maxPixels are left to the photo path: a second
  * trace of a large image would cost the time budget more than it gains.
  */
 function fallsThrough(stats: ImageStats, facts: ImageFacts): boolean {
-  const photoByRamps = hasPhotoRamps(stats) && stats.equalNeighbourShare < RULES.photoRamps.maxEqualNeighbourShare;
-  return largerThanIcon(facts) && !photoByRamps && facts.originalWidth * facts.originalHeight <= RULES.fallThrough.maxPixels;
+  return largerThanIcon(facts) && !isPhotoByRamps(stats) && facts.originalWidth * facts.originalHeight <= RULES.fallThrough.maxPixels;
 }
 
 /**
@@ -632,6 +631,11 @@ function darkWithRamps(stats: ImageStats): boolean {
 function noisyWithRamps(stats: ImageStats): boolean {
   const rule = RULES.noisyRamps;
   return stats.transparentShare < OPAQUE_BELOW && stats.rampShare >= rule.minRampShare && stats.equalNeighbourShare < rule.maxEqualNeighbourShare;
+}
+
+/** A photograph by its ramps (classifyImage's rule 4): a photograph's share of them, and fewer equal neighbours than artwork saved as JPEG keeps. */
+function isPhotoByRamps(stats: ImageStats): boolean {
+  return hasPhotoRamps(stats) && stats.equalNeighbourShare < RULES.photoRamps.maxEqualNeighbourShare;
 }
 
 /** Opaque, with a photograph's share of ramps among its clear changes (RULES.photoRamps). */
@@ -664,7 +668,7 @@ export function classifyImage(stats: ImageStats, facts: ImageFacts): ImageKind {
   // sunset) few levels are left, so neighbours come out equal and it would pass for flat colour
   // below; its ramps say otherwise. Artwork saved as JPEG gets ramps at its edges too, but keeps
   // more equal neighbours (logos as JPEG at quality 12–70 measured: 0.55–0.89 of them).
-  if (hasPhotoRamps(stats) && stats.equalNeighbourShare < RULES.photoRamps.maxEqualNeighbourShare) return 'photo';
+  if (isPhotoByRamps(stats)) return 'photo';
   // Flat colour: large runs of identical pixels, or, in a colour image, of pixels equal up to
   // JPEG noise. Monochrome photographs are left out of the second test: their smooth tone steps
   // one or two levels between neighbours in every channel at once, which reads as flat.
