@@ -497,7 +497,7 @@ export const RULES = {
   /** Almost no equal neighbours and ramps near a photograph's: also traced as a photo (doubtfulAlternative). */
   noisyRamps: { minRampShare: 0.4, maxEqualNeighbourShare: 0.2 },
   /** A colour photograph by the last rule only, up to this size: also traced as a logo, kept if it scores this much higher (doubtfulAlternative). */
-  fallThrough: { maxPixels: 6_000_000, minLogoGain: 0.03 },
+  fallThrough: { maxPixels: 2_000_000, minLogoGain: 0.03 },
   flatColour: { minEqualNeighbourShare: 0.6, minNearFlatShare: 0.65, minOffAxisShare: 0.1, maxRampShare: 0.3, minEqualWithFewRamps: 0.35, minEqualInColour: 0.35 },
 } as const;
 
@@ -603,8 +603,9 @@ export function doubtfulAlternative(kind: ImageKind, stats: ImageStats, facts: I
  * (a map saved as JPEG or halved, illustrations reduced to a quarter, a banner halved), and its
  * logo trace scores up to 0.17 higher; so do photographs cut out on transparency, whose logo trace
  * scores up to 0.023 higher on soft alpha edges while a person prefers the photo's texture (the
- * rose halved). Images above RULES.fallThrough.maxPixels are left to the photo path: a second
- * trace of a large image would cost the time budget more than it gains.
+ * rose halved). Images above RULES.fallThrough.maxPixels are left to the photo path: every copy
+ * measured whose logo trace wins by the margin has at most 1.3 MP, and a second trace of a larger
+ * image adds a second or more to a conversion near the p95 time.
  */
 function fallsThrough(stats: ImageStats, facts: ImageFacts): boolean {
   return largerThanIcon(facts) && !isPhotoByRamps(stats) && facts.originalWidth * facts.originalHeight <= RULES.fallThrough.maxPixels;

@@ -276,7 +276,7 @@ test('a large image that falls through to photo is not traced a second time', ()
   const stats = { rampShare: 0.35, equalNeighbourShare: 0.3, equalUnclippedShare: 0.1, transparentShare: 0, meanChroma: 30, offAxisShare: 0.2 } as ImageStats;
   assert.ok(facts.originalWidth * facts.originalHeight > RULES.fallThrough.maxPixels);
   assert.equal(doubtfulAlternative('photo', stats, facts), undefined);
-  assert.deepEqual(doubtfulAlternative('photo', stats, { ...facts, originalWidth: 2000, originalHeight: 1500 }), { kind: 'logo', margin: RULES.fallThrough.minLogoGain });
+  assert.deepEqual(doubtfulAlternative('photo', stats, { ...facts, originalWidth: 1600, originalHeight: 1200 }), { kind: 'logo', margin: RULES.fallThrough.minLogoGain });
 });
 
 test('artwork saved as JPEG keeps its equal neighbours: a logo, and (it is not dark) no photo is traced beside it', async () => {
