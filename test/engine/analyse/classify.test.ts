@@ -271,7 +271,7 @@ test('a photograph cut out on transparency falls through to photo too, and keeps
 });
 
 test('a large image that falls through to photo is not traced a second time', () => {
-  // The statistics of the banner halved, at the size of a 12 MP photograph.
+  // Statistics that fall through to rule 6 (few ramps, few equal neighbours, colour), at the size of a 12 MP photograph and of a 1.9 MP one.
   const facts = { originalWidth: 4000, originalHeight: 3000, palette: false };
   const stats = { rampShare: 0.35, equalNeighbourShare: 0.3, equalUnclippedShare: 0.1, transparentShare: 0, meanChroma: 30, offAxisShare: 0.2 } as ImageStats;
   assert.ok(facts.originalWidth * facts.originalHeight > RULES.fallThrough.maxPixels);
