@@ -2,7 +2,7 @@
 // way when the check finds a destroyed result. The worker pool runs this in child processes;
 // tests and the benchmark call it directly.
 
-import { blockSize, CLASSIFY_PIXELS, classifyImage, doubtfulAlternative, type Doubt, hasPixelGrid, mayBeInk, measureImage, RULES, type ImageKind, type ImageStats } from './analyse/classify.ts';
+import { blockSize, CLASSIFY_PIXELS, classifyImage, doubtfulAlternative, type Doubt, hasPixelGrid, largerThanIcon, mayBeInk, measureImage, type ImageKind, type ImageStats } from './analyse/classify.ts';
 import { decodeImage, sniffFormat, type DecodedImage } from './analyse/decode.ts';
 import { enhanceInput, fitToPixels, DECODE_PIXELS, prepareWithinBudget, resizeTo, sketchUpscaleFactor, workingPixelsFor, WORKING_PIXELS, type RgbaImage } from './analyse/prepare.ts';
 import type { CurveMode, TraceParams } from './params.ts';
@@ -82,8 +82,9 @@ const PLAIN_PIXELS = CHECK_PIXELS;
  * An icon's pieces and holes narrower than this (original pixels) are dropped before it is
  * written: slivers the segmentation leaves between two regions (a cheek's gradient as two
  * triangles 0.15 px thick) draw nothing at 1×, and a line across the face at the 512 px an icon is
- * shown at. Whiskers and filaments are 0.5 px and more. Larger images are not shown that enlarged,
- * and measuring every piece of a photograph would cost more than the slivers do.
+ * shown at. A piece that thin changes no pixel by more than a fifth of its contrast, so nothing
+ * seen at 1× is lost. Larger images are not shown that enlarged, and measuring every piece of a
+ * photograph would cost more than the slivers do.
  */
 const ICON_SLIVER_WIDTH = 0.2;
 
@@ -358,8 +359,7 @@ function writeOutput(traced: TracedPicture, decoded: DecodedImage, kind: ImageKi
   const cutouts = params.stacking === 'cutouts';
   const page = pageOf(params);
   const straight = withoutDegenerateSubpaths(withStraightLines(image, decimals), decimals);
-  const icon = Math.max(decoded.originalWidth, decoded.originalHeight) <= RULES.icon.maxLongSide;
-  const written = icon ? removeNarrowFeatures(straight, ICON_SLIVER_WIDTH, decimals, false).image : straight;
+  const written = largerThanIcon(decoded) ? straight : removeNarrowFeatures(straight, ICON_SLIVER_WIDTH, decimals, false).image;
   const cut = cutouts ? withoutDegenerateSubpaths(cutOutImage(written, decimals), decimals) : written;
   // minFeature is in the document's unit; pixels are what the geometry is in.
   const narrow = removeNarrowFeatures(cut, params.minFeature * pixelsPerUnit(page), decimals, cutouts);

@@ -107,7 +107,7 @@ export interface MeasureOptions {
 type OriginalSize = Pick<ImageFacts, 'originalWidth' | 'originalHeight'>;
 
 /** Larger than an icon (RULES.icon), at its original size. */
-function largerThanIcon(facts: OriginalSize): boolean {
+export function largerThanIcon(facts: OriginalSize): boolean {
   return Math.max(facts.originalWidth, facts.originalHeight) > RULES.icon.maxLongSide;
 }
 
