@@ -15,10 +15,19 @@ import { flattenGeometry } from './flatten.ts';
 
 /** Grid units per original pixel at least, for measuring widths finer than the written coordinates. */
 const MIN_UNITS_PER_PIXEL = 16;
+/**
+ * Grid units per original pixel at most: a thousandth of a pixel is finer than any width
+ * measured, and a finer grid only multiplies the points curves are flattened into (at
+ * pathPrecision 10 a 32 px icon's output step is 10⁻⁸ px, and measuring it took 35 s).
+ */
+const MAX_UNITS_PER_PIXEL = 1000;
 
-/** A grid of integer units for Clipper: the output's rounding step, or a whole fraction of it. */
+/**
+ * A grid of integer units for Clipper: the output's rounding step, or a whole fraction of it;
+ * a thousandth of a pixel where the output is finer than that.
+ */
 export function measuringGrid(image: VectorImage, decimals: number): { grid: Grid; unitsPerPixel: number; tolerance: number } {
-  const step = 10 ** decimals;
+  const step = Math.min(10 ** decimals, MAX_UNITS_PER_PIXEL);
   const unitsPerPixel = step * Math.max(1, Math.ceil(MIN_UNITS_PER_PIXEL / step));
   return {
     grid: { unitsX: image.scaleX * unitsPerPixel, unitsY: image.scaleY * unitsPerPixel },
