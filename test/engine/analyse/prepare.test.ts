@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { countBoundaries, countRegions, mergeSpecks } from '../../../src/engine/analyse/prepare.ts';
+import sharp from 'sharp';
+import { countBoundaries, countRegions, DENSE_ARTWORK_GROWTH, fitToPixels, mergeSpecks, prepareWithinBudget, WORKING_PIXELS } from '../../../src/engine/analyse/prepare.ts';
+import { croppedSvg } from '../../../src/engine/check/render.ts';
+import { convertImage } from '../../../src/engine/convert.ts';
+import { DEFAULT_PARAMS } from '../../../src/engine/params.ts';
+import { renderSvg, ssimOf } from '../../helpers/renderers.ts';
+import { corpusImage } from '../corpus.ts';
 
 /** An RGBA image from rows of letters, one colour per letter. */
 function image(rows: string[]): { rgba: Buffer; width: number; height: number } {
@@ -42,4 +48,26 @@ test('mergeSpecks gives specks the nearest colour around them and keeps larger a
   assert.deepEqual(rows(mergeSpecks(rgba, width, height, 1), width), ['aaaazzzz', 'aaaazzyy', 'aaaazzzz', 'cccazzzz']);
   assert.deepEqual(rows(mergeSpecks(rgba, width, height, 2), width), ['aaaazzzz', 'aaaazzzz', 'aaaazzzz', 'cccazzzz']);
   assert.equal(countRegions(mergeSpecks(rgba, width, height, 2), width, height), 3);
+});
+
+test('dense artwork is traced at twice the pixels its budget allows, and a map keeps its buildings at 100 %', async () => {
+  // The 4.6 MP corpus map (OpenStreetMap, see SOURCES.md): within the logo budget alone it was
+  // traced at 0.30 MP, and at 100 % every building stepped by 4 px (centre crop SSIM 0.62).
+  const map = corpusImage('edge/palette_zune_2048x2253.png');
+  const { data, info } = await sharp(map).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+  const working = await fitToPixels({ rgba: data, width: info.width, height: info.height }, WORKING_PIXELS.logo);
+  const prepared = await prepareWithinBudget(working, 'logo', DEFAULT_PARAMS.colorPrecision, 1);
+  assert.equal(prepared.dense, true);
+  const tracedPixels = prepared.width * prepared.height;
+  // Its budget alone allows 0.30 MP (boundaries bind: 0.5 MP of it holds 277 000).
+  assert.ok(Math.abs(tracedPixels - 0.3e6 * DENSE_ARTWORK_GROWTH) < 0.05e6, `traced at ${(tracedPixels / 1e6).toFixed(2)} MP`);
+
+  const result = await convertImage({ image: map, params: DEFAULT_PARAMS }, { maxInputPixels: 100_000_000 });
+  assert.equal(result.chosen.mode, 'logo');
+  const crop = { left: 768, top: 870, width: 512, height: 512 };
+  const original = await sharp(map).extract(crop).png().toBuffer();
+  const traced = renderSvg(croppedSvg(result.svg, info.width, info.height, crop));
+  const similarity = await ssimOf(traced, original, crop.width, crop.height);
+  // Raw VTracer's trace of the map shrunk to 1.5 MP, drawn at full size: 0.686 (bench/crops.ts).
+  assert.ok(similarity > 0.67, `centre crop at 100 %: SSIM ${similarity.toFixed(3)}`);
 });
