@@ -7,7 +7,7 @@ import type { TraceResult } from '../src/engine/types.ts';
 import { countNodes } from '../src/engine/write/svg.ts';
 import type { Comparison } from './compare.ts';
 import { listCorpus, listFolder, readKindsManifest, type ImageKindName } from './corpus.ts';
-import { chooseCrops, compareCrops, LARGE_PIXELS, svgCrop, traceShrunkWithVtracer, type Crop } from './crops.ts';
+import { chooseCrops, compareCrops, CROP_PIXELS, svgCrop, traceShrunkWithVtracer, type Crop } from './crops.ts';
 import {
   cached,
   cachedFile,
@@ -255,7 +255,7 @@ export async function measureImage(image: SetImage, options: MeasureOptions): Pr
       ? await cached(cacheKey('lanczos', bytes, `${MEASURE_VERSION} ${geometry.key}`), () => compare({ raster: bytes }))
       : null;
   let crops: CropRow[] | null = null;
-  if (width * height >= LARGE_PIXELS) {
+  if (width * height >= CROP_PIXELS) {
     const vtracerCrops = options.baselines
       ? await cached(vtracerCropsKey(bytes), async () => {
           const chosen = await chooseCrops(bytes, width, height);

@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import sharp, { type Metadata } from 'sharp';
 import { CHANGES, labelledImages, MORE_CHANGES, type Change, type Labelled } from './changes.ts';
 import { argumentValue } from './corpus.ts';
-import { LARGE_PIXELS } from './crops.ts';
+import { CROP_PIXELS, LARGE_PIXELS } from './crops.ts';
 import { fixed, median, tableRow } from './figures.ts';
 import { measureImage, type ImageRow, type SetImage } from './images.ts';
 import { cacheKey, convertWithService, CACHE_DIR } from './measure.ts';
@@ -132,8 +132,9 @@ async function main(): Promise<void> {
           ]),
       'Each copy is converted at default',
       'params and measured like the engine bench against raw VTracer on the same copy: destroyed when the conversion fails,',
-      'coverage changes by more than 10 % of the image, or SSIM is more than 0.03 below VTracer (at 1×, or 4× for inputs of',
-      '128 px or less). Copies of 8 MP or more are left out; the hold-out part is never changed (its copies would be the hold-out).',
+      'coverage changes by more than 10 % of the image, SSIM is more than 0.03 below VTracer (at 1×, or 4× for inputs of',
+      `128 px or less), or, for copies of ${CROP_PIXELS / 1e6} MP or more, a 100 % crop is more than 0.05 below VTracer's trace of the copy shrunk`,
+      'to 1.5 MP. Copies of 8 MP or more are left out; the hold-out part is never changed (its copies would be the hold-out).',
       '',
       '| change | copies | destroyed | median SSIM | VTracer | worst margin to VTracer | median ms |',
       '|---|---|---|---|---|---|---|',

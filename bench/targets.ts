@@ -4,6 +4,7 @@
 import { fixed, kb, median, percentile, type Target } from './figures.ts';
 import type { ImageRow, Part } from './images.ts';
 import { kindAgrees, SMALL_SIDE } from './images.ts';
+import { CROP_PIXELS } from './crops.ts';
 
 export type Scope = Part | 'wide' | 'all';
 export const SCOPE_TITLES: Record<Scope, string> = {
@@ -115,7 +116,7 @@ export function robustnessTargets(rows: ImageRow[], scopes: Scope[]): TargetRow[
       }),
     },
     {
-      name: `no 100 % crop of an image of 8 MP or more below VTracer (1.5 MP) − ${CROP_BELOW_VTRACER}`,
+      name: `no 100 % crop of an image of ${CROP_PIXELS / 1e6} MP or more below VTracer (1.5 MP) − ${CROP_BELOW_VTRACER}`,
       cells: per((inScope) => {
         const crops = large(inScope).flatMap((row) => row.crops ?? []).filter((crop) => crop.vtracer.ssim > 0);
         if (!crops.length) return undefined;

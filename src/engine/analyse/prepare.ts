@@ -226,7 +226,7 @@ const DENSE_BELOW_SCALE = 0.5;
  * at closely. Within the budget the 4.6 MP corpus map was traced at 0.30 MP: at 100 % every
  * building stepped by 4 px, and crops scored 0.62–0.90 against 0.69–0.92 for raw VTracer's trace
  * of the map shrunk to 1.5 MP. At 0.61 MP: crops 0.69–0.92, SSIM at 512 px 0.932 → 0.951 (raw
- * VTracer at full size 0.953), 2.2 → 3.6 MB (raw VTracer 5.6 MB), 3.2 → 5.9 s (docs/parameters.md).
+ * VTracer at full size 0.953), 2.2 → 3.6 MB (raw VTracer 5.6 MB), 3.2 → 5.4–5.9 s (docs/parameters.md).
  */
 export const DENSE_ARTWORK_GROWTH = 2;
 
