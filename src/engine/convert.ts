@@ -18,7 +18,7 @@ import { withWatermark } from './write/watermark.ts';
 import { restoreOpacity } from './paint/opacity.ts';
 import { binariseAlpha, buildTracerConfig, decimalPlaces, plainTracerConfig, resolveCurveMode, runTracer, type ResolvedCurveMode } from './trace/vtracer.ts';
 import { checkSvg, type CheckReference, type CheckReport } from './check/check.ts';
-import { finerPlan, palettePlan, plainPlan, retracePlans, tonePlan, type TracePlan } from './check/retrace.ts';
+import { finerPlan, palettePlan, plainPlan, RETRACE_START_BEFORE_MS, retraceFitsInTime, retracePlans, tonePlan, type TracePlan } from './check/retrace.ts';
 import { detailFidelity, detailReference } from './check/detail.ts';
 import { EngineError, type TraceRequest, type TraceResult } from './types.ts';
 import { spotColourRequest, type SpotColourRequest } from './paint/spot-colours.ts';
@@ -49,9 +49,6 @@ const STRAIGHT_TOLERANCE = 0.15;
 const ROUND_BELOW_SCALE = 0.75;
 /** The self-check compares at most this many pixels: enough for an eye or a letter to count. */
 export const CHECK_PIXELS = 250_000;
-/** A retrace starts only this early in a conversion, and only if it is expected to end by RETRACE_END_MS. */
-const RETRACE_START_BEFORE_MS = 5_000;
-const RETRACE_END_MS = 9_000;
 /** A retrace replaces the first result only when its fidelity is higher by at least this. */
 const RETRACE_MARGIN = 0.005;
 /**
@@ -135,18 +132,8 @@ export async function convertImage(request: TraceRequest, options: ConvertOption
   const attempts: Attempt[] = [];
   let best = settle(await attempt(image, { kind: image.kind }, request.params, reference), attempts);
   let retraceMs = 0;
-  /** Whether a retrace may start now: early enough, and expected to end by RETRACE_END_MS (by the first attempt's time). */
-  const fitsInTime = (plan: TracePlan): boolean => {
-    const elapsed = performance.now() - started;
-    const firstMs = (attempts[0] as Attempt).timeMs;
-    return options.untimed === true || (elapsed <= RETRACE_START_BEFORE_MS && elapsed + firstMs * (plan.costFactor ?? 1) <= RETRACE_END_MS);
-  };
-  if (image.doubt) {
-    const retraceStarted = performance.now();
-    const other = settle(await attempt(image, { kind: image.doubt.kind, reason: 'doubt' }, request.params, reference), attempts);
-    retraceMs += performance.now() - retraceStarted;
-    if (other.check.fidelity > best.check.fidelity + image.doubt.margin) best = other;
-  }
+  /** Whether a retrace may start now (retraceFitsInTime). */
+  const fitsInTime = (plan: TracePlan): boolean => options.untimed === true || retraceFitsInTime(plan, performance.now() - started, (attempts[0] as Attempt).timeMs);
   /**
    * Another way of tracing, timed apart; kept when it scores higher by `margin` and passes `keeps`.
    * A failed attempt is skipped.
@@ -159,6 +146,10 @@ export async function convertImage(request: TraceRequest, options: ConvertOption
     const candidate = settle(traced, attempts);
     if (candidate.check.fidelity > best.check.fidelity + margin && keeps(candidate)) best = candidate;
   };
+  // The kind the classifier is in doubt about, within the retraces' time limits: after a slow
+  // first trace, a second that would end past them is not started.
+  const doubt: TracePlan | undefined = image.doubt ? { kind: image.doubt.kind, reason: 'doubt' } : undefined;
+  if (doubt && image.doubt && fitsInTime(doubt)) await retrace(doubt, image.doubt.margin);
   /** A trace coarser than the decode must also draw the most detailed crop at the image's own scale as well as the best so far. */
   const keepsDetailOfBest = (candidate: Attempt): boolean => keepsDetail(candidate, best, largestDecode(image));
   // Centerline and spot colours are a rendering asked for, not a guess to improve on: they are

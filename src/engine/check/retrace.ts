@@ -30,6 +30,19 @@ export interface TracePlan {
   costFactor?: number;
 }
 
+/** A retrace starts only this early in a conversion, and only if it is expected to end by RETRACE_END_MS. */
+export const RETRACE_START_BEFORE_MS = 5_000;
+const RETRACE_END_MS = 9_000;
+
+/**
+ * Whether `plan` may start `elapsedMs` into a conversion whose first attempt took `firstMs`: early
+ * enough, and expected (by the first attempt's time and the plan's costFactor) to end by
+ * RETRACE_END_MS, so that no conversion runs long for a second opinion.
+ */
+export function retraceFitsInTime(plan: TracePlan, elapsedMs: number, firstMs: number): boolean {
+  return elapsedMs <= RETRACE_START_BEFORE_MS && elapsedMs + firstMs * (plan.costFactor ?? 1) <= RETRACE_END_MS;
+}
+
 /** A finer working size: this many times the kind's pixels (and at most the image's own). */
 const FINER = 3;
 

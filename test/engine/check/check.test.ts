@@ -7,7 +7,7 @@ import { checkSvg, COLOUR_LOST_ABOVE, signaturesOf, TONES_LOST_ABOVE, type Check
 import { compareImages } from '../../../src/engine/check/compare.ts';
 import { renderSvg } from '../../../src/engine/check/render.ts';
 import { convertImage } from '../../../src/engine/convert.ts';
-import { finerPlan, PALETTE_BELOW, palettePlan, PLAIN_BELOW, plainPlan, tonePlan } from '../../../src/engine/check/retrace.ts';
+import { finerPlan, PALETTE_BELOW, palettePlan, PLAIN_BELOW, plainPlan, retraceFitsInTime, tonePlan } from '../../../src/engine/check/retrace.ts';
 import type { DecodedImage } from '../../../src/engine/analyse/decode.ts';
 import { DEFAULT_PARAMS } from '../../../src/engine/params.ts';
 import { corpusImage as corpusFile } from '../corpus.ts';
@@ -183,6 +183,16 @@ test('a low score is held against the plain tracer, only where the caller left k
   assert.deepEqual(plainPlan(first, PLAIN_BELOW - 0.01, DEFAULT_PARAMS), { kind: 'logo', reason: 'plain', costFactor: 1 });
   assert.equal(plainPlan(first, 0.1, { ...DEFAULT_PARAMS, mode: 'photo' }), undefined);
   assert.equal(plainPlan(first, 0.1, { ...DEFAULT_PARAMS, curveMode: 'polygon' }), undefined);
+});
+
+test('a retrace, the classifier’s doubt included, starts only early and when expected to end by 9 s', () => {
+  const doubt = { kind: 'logo', reason: 'doubt' } as const;
+  assert.ok(retraceFitsInTime(doubt, 1_000, 1_000), 'a quick first trace leaves room for a second');
+  assert.ok(!retraceFitsInTime(doubt, 5_500, 500), 'none starts after 5 s');
+  // The halved map as a photo, then as a logo on its grown grid: 8 s. A first trace of 4.6 s would take it past 9 s.
+  assert.ok(retraceFitsInTime(doubt, 3_000, 3_000));
+  assert.ok(!retraceFitsInTime(doubt, 4_600, 4_600), 'a slow first trace is not followed by a second as slow');
+  assert.ok(!retraceFitsInTime({ ...doubt, costFactor: 3 }, 2_000, 2_500), 'a plan costing three first traces');
 });
 
 test('a result that lost much of the picture is replaced by the plain trace when that scores higher', async () => {
