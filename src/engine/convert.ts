@@ -2,7 +2,7 @@
 // way when the check finds a destroyed result. The worker pool runs this in child processes;
 // tests and the benchmark call it directly.
 
-import { blockSize, CLASSIFY_PIXELS, classifyImage, doubtfulAlternative, type Doubt, hasPixelGrid, largerThanIcon, mayBeInk, measureImage, type ImageKind, type ImageStats } from './analyse/classify.ts';
+import { blockSize, CLASSIFY_PIXELS, classifyImage, doubtfulAlternative, type Doubt, hasPixelGrid, largerThanIcon, mayBeInk, measureImage, photoByElimination, type ImageKind, type ImageStats } from './analyse/classify.ts';
 import { decodeImage, sniffFormat, type DecodedImage } from './analyse/decode.ts';
 import { enhanceInput, fitToPixels, DECODE_PIXELS, prepareWithinBudget, resizeTo, sketchUpscaleFactor, workingPixelsFor, WORKING_PIXELS, type RgbaImage } from './analyse/prepare.ts';
 import type { CurveMode, TraceParams } from './params.ts';
@@ -389,7 +389,10 @@ async function traceWorking(working: RgbaImage, kind: ImageKind, params: TracePa
   const native = working.width === decoded.originalWidth;
   const sketchUpscale = kind === 'sketch' && native ? sketchUpscaleFactor(working.width * working.height) : 1;
   const source = params.inputEnhance && kind !== 'logo' ? await enhanceInput(working, kind) : working;
-  const prepared = await prepareWithinBudget(source, kind, params.colorPrecision, sketchUpscale, params.inputEnhance);
+  // A photograph only by elimination may be artwork changed in the wild (a map saved as JPEG): its
+  // dense detail is kept as artwork's is.
+  const mayBeArtwork = kind === 'logo' || (kind === 'photo' && photoByElimination(stats, decoded));
+  const prepared = await prepareWithinBudget(source, kind, params.colorPrecision, sketchUpscale, params.inputEnhance, mayBeArtwork);
   const workingScale = prepared.width / decoded.originalWidth;
   const curveMode = resolveCurveMode(params.curveMode, kind);
   // Ink on its own pixel grid, and dense artwork (maps, charts) on a grid reduced to fit the

@@ -608,7 +608,15 @@ export function doubtfulAlternative(kind: ImageKind, stats: ImageStats, facts: I
  * image adds a second or more to a conversion near the p95 time.
  */
 function fallsThrough(stats: ImageStats, facts: ImageFacts): boolean {
-  return largerThanIcon(facts) && !isPhotoByRamps(stats) && facts.originalWidth * facts.originalHeight <= RULES.fallThrough.maxPixels;
+  return photoByElimination(stats, facts) && facts.originalWidth * facts.originalHeight <= RULES.fallThrough.maxPixels;
+}
+
+/**
+ * A photograph, if classifyImage calls it one, only by its last rule: larger than an icon, without
+ * a photograph's ramps. It may as well be artwork changed in the wild (a map saved as JPEG).
+ */
+export function photoByElimination(stats: ImageStats, facts: ImageFacts): boolean {
+  return largerThanIcon(facts) && !isPhotoByRamps(stats);
 }
 
 /**

@@ -260,13 +260,18 @@ export function isDenseArtwork(rgba: Buffer, width: number, height: number, pixe
   return budgetScale(TRACER_BUDGET.logo as TracerBudget, binariseAlpha(rgba), width, height, pixels) < DENSE_BELOW_SCALE;
 }
 
-/** Prepares the pixels, shrinking a colour image that exceeds its kind's tracer budget. */
+/**
+ * Prepares the pixels, shrinking a colour image that exceeds its kind's tracer budget. A dense
+ * picture that may be artwork (`mayBeArtwork`: a logo, or a photograph only by elimination, such
+ * as a map saved as JPEG) is traced at DENSE_ARTWORK_GROWTH times the pixels the budget allows.
+ */
 export async function prepareWithinBudget(
   image: RgbaImage,
   kind: ImageKind,
   colorPrecision: number,
   sketchUpscale: number,
   inputEnhance = false,
+  mayBeArtwork = kind === 'logo',
 ): Promise<PreparedImage> {
   if (kind === 'sketch') {
     const prepared = prepareLineArt(image, sketchUpscale);
@@ -286,7 +291,7 @@ export async function prepareWithinBudget(
   const sampled = await prepareForTracer(sample, kind, colorPrecision);
   const share = budgetScale(budget, sampled.rgba, sample.width, sample.height, pixels);
   const dense = share < DENSE_BELOW_SCALE;
-  const scale = dense && kind === 'logo' ? Math.min(1, share * DENSE_ARTWORK_GROWTH) : share;
+  const scale = dense && mayBeArtwork ? Math.min(1, share * DENSE_ARTWORK_GROWTH) : share;
   // One shrink is enough: a second would cost another measuring pass for little gain.
   const traced = scale < 1 ? await fitToPixels(image, Math.max(16_384, pixels * scale)) : image;
   const prepared = traced === sample ? sampled : await prepareForTracer(traced, kind, colorPrecision, sampled.palette);
