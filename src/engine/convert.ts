@@ -309,7 +309,7 @@ async function attempt(image: AnalysedImage, plan: TracePlan, params: TraceParam
     ? await traceCenterlineWorking(working, planned, decoded, spot)
     : spot && kind !== 'sketch'
       ? await traceSpotColourWorking(working, kind, planned, decoded, spot)
-      : await traceWorking(working, kind, planned, decoded, image.stats, spot, plan.path);
+      : await traceWorking(working, kind, planned, decoded, image.stats, mayBeArtwork(image, kind), spot, plan.path);
   const facts = { kind, curveMode: traced.curveMode, tracedScale: traced.width / decoded.originalWidth, pixelGrid: hasPixelGrid(image.stats, image.first) };
   const written = writeOutput(traced, decoded, kind, params);
   const check = checkSvg(written.svg, reference, facts);
@@ -386,7 +386,25 @@ interface TracedPicture {
  * is traced pixel-exact from its palette like the other kinds, as is artwork a plan sends there
  * (`path: 'palette'`, retrace.ts).
  */
-async function traceWorking(working: RgbaImage, kind: ImageKind, params: TraceParams, decoded: DecodedImage, stats: ImageStats, spot?: SpotColourRequest, path?: TracePlan['path']): Promise<TracedPicture> {
+/**
+ * Whether a trace as `kind` may be of artwork, whose dense detail is content (prepareWithinBudget):
+ * a logo, or an image the classifier took for a photograph only by elimination (a map saved as
+ * JPEG). Ink or artwork traced again in tones is not: its second opinion as a photograph is one.
+ */
+function mayBeArtwork(image: AnalysedImage, kind: ImageKind): boolean {
+  return kind === 'logo' || (kind === 'photo' && image.kind === 'photo' && photoByElimination(image.stats, image.first));
+}
+
+async function traceWorking(
+  working: RgbaImage,
+  kind: ImageKind,
+  params: TraceParams,
+  decoded: DecodedImage,
+  stats: ImageStats,
+  artwork: boolean,
+  spot?: SpotColourRequest,
+  path?: TracePlan['path'],
+): Promise<TracedPicture> {
   if (kind === 'logo' && path !== 'palette') {
     const curveMode = resolveCurveMode(params.curveMode, 'logo');
     const artwork = await traceArtworkOrFail(working, params, curveMode);
@@ -395,10 +413,7 @@ async function traceWorking(working: RgbaImage, kind: ImageKind, params: TracePa
   const native = working.width === decoded.originalWidth;
   const sketchUpscale = kind === 'sketch' && native ? sketchUpscaleFactor(working.width * working.height) : 1;
   const source = params.inputEnhance && kind !== 'logo' ? await enhanceInput(working, kind) : working;
-  // A photograph only by elimination may be artwork changed in the wild (a map saved as JPEG): its
-  // dense detail is kept as artwork's is.
-  const mayBeArtwork = kind === 'logo' || (kind === 'photo' && photoByElimination(stats, decoded));
-  const prepared = await prepareWithinBudget(source, kind, params.colorPrecision, sketchUpscale, params.inputEnhance, mayBeArtwork);
+  const prepared = await prepareWithinBudget(source, kind, params.colorPrecision, sketchUpscale, params.inputEnhance, artwork);
   const workingScale = prepared.width / decoded.originalWidth;
   const curveMode = resolveCurveMode(params.curveMode, kind);
   // Ink on its own pixel grid, and dense artwork (maps, charts) on a grid reduced to fit the
