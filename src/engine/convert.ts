@@ -381,12 +381,6 @@ interface TracedPicture {
 }
 
 /**
- * Artwork goes the artwork path (artwork.ts: regions, gradients, edges from the anti-aliasing),
- * except dense artwork (maps, charts: finer detail than a reduced segmentation grid keeps), which
- * is traced pixel-exact from its palette like the other kinds, as is artwork a plan sends there
- * (`path: 'palette'`, retrace.ts).
- */
-/**
  * Whether a trace as `kind` may be of artwork, whose dense detail is content (prepareWithinBudget):
  * a logo, or an image the classifier took for a photograph only by elimination (a map saved as
  * JPEG). Ink or artwork traced again in tones is not: its second opinion as a photograph is one.
@@ -395,13 +389,19 @@ function mayBeArtwork(image: AnalysedImage, kind: ImageKind): boolean {
   return kind === 'logo' || (kind === 'photo' && image.kind === 'photo' && photoByElimination(image.stats, image.first));
 }
 
+/**
+ * Artwork goes the artwork path (artwork.ts: regions, gradients, edges from the anti-aliasing),
+ * except dense artwork (maps, charts: finer detail than a reduced segmentation grid keeps), which
+ * is traced pixel-exact from its palette like the other kinds, as is artwork a plan sends there
+ * (`path: 'palette'`, retrace.ts).
+ */
 async function traceWorking(
   working: RgbaImage,
   kind: ImageKind,
   params: TraceParams,
   decoded: DecodedImage,
   stats: ImageStats,
-  artwork: boolean,
+  denseAsArtwork: boolean,
   spot?: SpotColourRequest,
   path?: TracePlan['path'],
 ): Promise<TracedPicture> {
@@ -413,7 +413,7 @@ async function traceWorking(
   const native = working.width === decoded.originalWidth;
   const sketchUpscale = kind === 'sketch' && native ? sketchUpscaleFactor(working.width * working.height) : 1;
   const source = params.inputEnhance && kind !== 'logo' ? await enhanceInput(working, kind) : working;
-  const prepared = await prepareWithinBudget(source, kind, params.colorPrecision, sketchUpscale, params.inputEnhance, artwork);
+  const prepared = await prepareWithinBudget(source, kind, params.colorPrecision, sketchUpscale, params.inputEnhance, denseAsArtwork);
   const workingScale = prepared.width / decoded.originalWidth;
   const curveMode = resolveCurveMode(params.curveMode, kind);
   // Ink on its own pixel grid, and dense artwork (maps, charts) on a grid reduced to fit the
