@@ -95,6 +95,8 @@ describe('verification and account settings in Chromium', { skip }, () => {
         assert.ok(await page.getByRole('heading', { name: 'Confirm your email' }).isVisible());
         await screenshot('unconfirmed');
         await page.getByRole('link', { name: 'Converter' }).click();
+        // Loaded, with its script: picked before, the file starts nothing (a CI run waited 30 s for the message).
+        await page.waitForURL(/\/try$/);
         // Picking the file starts the conversion.
         await page.getByLabel('Image').setInputFiles(join(CORPUS, IMAGE));
         await page.getByText(/No credits yet: open the link we mailed you/).waitFor();
@@ -113,6 +115,8 @@ describe('verification and account settings in Chromium', { skip }, () => {
         assert.equal(await page.locator('#credits').textContent(), '10');
         assert.equal(await page.getByRole('heading', { name: 'Confirm your email' }).count(), 0);
         await page.getByRole('link', { name: 'Converter' }).click();
+        // Loaded, with its script: picked before, the file starts nothing (a CI run waited 30 s for the message).
+        await page.waitForURL(/\/try$/);
         // Picking the file starts the conversion.
         await page.getByLabel('Image').setInputFiles(join(CORPUS, IMAGE));
         await page.getByText(/^Converted: \d+ nodes/).waitFor();
