@@ -211,6 +211,13 @@ function mergeRegions(graph: RegionGraph, sums: Float64Array, a: number, b: numb
 
 /** Thin regions whose straight colours differ by at most this (sum over RGB) are one outline, whatever their coverage. */
 const CHAIN_TOLERANCE = 160;
+/**
+ * ... but pieces further apart than this are one outline only when one is the other partly
+ * covered (eitherMixesTheOther): two paints that meet end to end are two shapes. At 32 px a
+ * pizza's pepperonis, their red rims and the crust's brown line were joined into one region that
+ * bled across the slice, and an address book's yellow, green and red tabs into one olive smear.
+ */
+const CHAIN_SAME_PAINT = 80;
 
 /**
  * Pass 2b. An outline a pixel wide breaks into pieces whose colours vary with how much of each
@@ -226,8 +233,10 @@ export function joinThinChains(graph: RegionGraph, sums: Float64Array, labels: I
     for (const neighbour of [...(graph.neighbours[region] as Map<number, number>).keys()]) {
       const root = find(graph.parent, region);
       if (neighbour === root || graph.parent[neighbour] !== neighbour || !thin(neighbour)) continue;
-      if (hueDistance(meanOf(sums, root * MOMENT_STRIDE), meanOf(sums, neighbour * MOMENT_STRIDE)) > CHAIN_TOLERANCE) continue;
-      if (sideBySide(graph, perimeter, root, neighbour) && !eitherMixesTheOther(graph, sums, perimeter, root, neighbour)) continue;
+      const difference = hueDistance(meanOf(sums, root * MOMENT_STRIDE), meanOf(sums, neighbour * MOMENT_STRIDE));
+      if (difference > CHAIN_TOLERANCE) continue;
+      const needsMixture = difference > CHAIN_SAME_PAINT || sideBySide(graph, perimeter, root, neighbour);
+      if (needsMixture && !eitherMixesTheOther(graph, sums, perimeter, root, neighbour)) continue;
       const kept = mergeRegions(graph, sums, root, neighbour);
       perimeter[kept] = (perimeter[root] as number) + (perimeter[neighbour] as number);
     }
