@@ -212,18 +212,21 @@ function mergeRegions(graph: RegionGraph, sums: Float64Array, a: number, b: numb
 /** Thin regions whose straight colours differ by at most this (sum over RGB) are one outline, whatever their coverage. */
 const CHAIN_TOLERANCE = 160;
 /**
- * ... but pieces further apart than this are one outline only when one is the other partly
- * covered (eitherMixesTheOther): two paints that meet end to end are two shapes. At 32 px a
- * pizza's pepperonis, their red rims and the crust's brown line were joined into one region that
- * bled across the slice, and an address book's yellow, green and red tabs into one olive smear.
+ * ... but in an icon, pieces further apart than this are one outline only when one is the other
+ * partly covered (eitherMixesTheOther): two paints that meet end to end are two shapes. At 32 px
+ * whole features are thin, and a pizza's pepperonis, their red rims and the crust's brown line
+ * were joined into one region that bled across the slice, an address book's yellow, green and red
+ * tabs into one olive smear. In larger images thin pieces are outlines, and joining them as
+ * before keeps a photograph's logo trace from winning on its texture (docs/decisions.md).
  */
 const CHAIN_SAME_PAINT = 80;
 
 /**
  * Pass 2b. An outline a pixel wide breaks into pieces whose colours vary with how much of each
- * pixel it covers; neighbouring thin pieces of similar colour are joined into one outline.
+ * pixel it covers; neighbouring thin pieces of similar colour are joined into one outline
+ * (`separatePaints`: pieces of clearly different colours only when one is the other partly covered).
  */
-export function joinThinChains(graph: RegionGraph, sums: Float64Array, labels: Int32Array, width: number, height: number): void {
+export function joinThinChains(graph: RegionGraph, sums: Float64Array, labels: Int32Array, width: number, height: number, separatePaints = false): void {
   const count = graph.parent.length;
   const current = labels.map((label) => find(graph.parent, label));
   const perimeter = perimeters(current, count, width, height);
@@ -235,7 +238,7 @@ export function joinThinChains(graph: RegionGraph, sums: Float64Array, labels: I
       if (neighbour === root || graph.parent[neighbour] !== neighbour || !thin(neighbour)) continue;
       const difference = hueDistance(meanOf(sums, root * MOMENT_STRIDE), meanOf(sums, neighbour * MOMENT_STRIDE));
       if (difference > CHAIN_TOLERANCE) continue;
-      const needsMixture = difference > CHAIN_SAME_PAINT || sideBySide(graph, perimeter, root, neighbour);
+      const needsMixture = (separatePaints && difference > CHAIN_SAME_PAINT) || sideBySide(graph, perimeter, root, neighbour);
       if (needsMixture && !eitherMixesTheOther(graph, sums, perimeter, root, neighbour)) continue;
       const kept = mergeRegions(graph, sums, root, neighbour);
       perimeter[kept] = (perimeter[root] as number) + (perimeter[neighbour] as number);

@@ -48,9 +48,14 @@ export interface SegmentOptions {
   speckPixels: number;
   /** A speck whose colour is farther than this (RMS per channel) from every neighbour stays. */
   speckContrast: number;
+  /**
+   * Thin pieces of clearly different colours join into one outline only when one is the other
+   * partly covered (joinThinChains). For icons: at their size whole features are thin.
+   */
+  separatePaints: boolean;
 }
 
-export const DEFAULT_SEGMENT_OPTIONS: SegmentOptions = { mergeTolerance: 3, boundaryWorth: 4 * 6 * 6, speckPixels: 2, speckContrast: 24 };
+export const DEFAULT_SEGMENT_OPTIONS: SegmentOptions = { mergeTolerance: 3, boundaryWorth: 4 * 6 * 6, speckPixels: 2, speckContrast: 24, separatePaints: false };
 
 
 /**
@@ -75,7 +80,7 @@ export function segmentArtwork(rgba: Buffer, quantised: Buffer, width: number, h
   // Flat first, which is cheap and takes most merges (noise, flat areas split by the palette), then smooth.
   mergeSmoothRegions(graph, sums, options.mergeTolerance, options.boundaryWorth, true);
   mergeSmoothRegions(graph, sums, options.mergeTolerance, options.boundaryWorth, false);
-  joinThinChains(graph, sums, labels, width, height);
+  joinThinChains(graph, sums, labels, width, height, options.separatePaints);
   absorbSpecks(graph, sums, options);
   const merged = labels.map((label) => find(graph.parent, label));
   ({ labels, count } = relabel(merged, width));

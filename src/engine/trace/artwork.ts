@@ -97,7 +97,7 @@ async function resized(image: RgbaImage, width: number, height: number, kernel: 
     .toBuffer();
 }
 
-export function segmentOptions(params: TraceParams, sourcePixelsPerSegmentPixel: number): SegmentOptions {
+export function segmentOptions(params: TraceParams, sourcePixelsPerSegmentPixel: number, icon = false): SegmentOptions {
   const speckPixels =
     params.filterSpeckle === 0
       ? DEFAULT_SEGMENT_OPTIONS.speckPixels
@@ -106,6 +106,7 @@ export function segmentOptions(params: TraceParams, sourcePixelsPerSegmentPixel:
     ...DEFAULT_SEGMENT_OPTIONS,
     mergeTolerance: MERGE_TOLERANCE[params.layerDifference] ?? DEFAULT_SEGMENT_OPTIONS.mergeTolerance,
     speckPixels,
+    separatePaints: icon,
   };
 }
 
@@ -395,7 +396,8 @@ export async function traceArtwork(working: RgbaImage, params: TraceParams, curv
   // after density, which is cheaper: the probe segments its copy (0.4 s on a dense map traced at
   // 2 MP, where the grid and palette above cost 40 ms), and either answer alone sends the image on.
   if (working.width * working.height > SEGMENT_PIXELS && (await gradientShareOf(working, params)) < LARGE_GRADIENT_SHARE) return null;
-  const segmentation = segmentArtwork(source.rgba, quantised, grid.width, grid.height, segmentOptions(params, (working.width * working.height) / (grid.width * grid.height)));
+  const icon = Math.max(working.width, working.height) <= ICON_SIDE;
+  const segmentation = segmentArtwork(source.rgba, quantised, grid.width, grid.height, segmentOptions(params, (working.width * working.height) / (grid.width * grid.height), icon));
   // The fine grid is resampled smoothly up from a small image, or down from a large one (its own detail).
   const fine = premultiply(await resized(working, fineWidth, fineHeight, fineWidth > working.width ? 'cubic' : 'lanczos3'));
   // The segmented image as it was (its anti-aliased rims not made opaque): how much of each pixel each side covers.

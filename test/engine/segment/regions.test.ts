@@ -98,24 +98,27 @@ test('outline pieces: thin neighbours of similar colour join, a thin piece of an
   assert.deepEqual(groups(drawn.graph), [[0], [1, 2], [3]]);
 });
 
-test('outline pieces end to end: two paints stay apart, one paint partly covered joins', () => {
+test('outline pieces end to end in an icon: two paints stay apart, one paint partly covered joins', () => {
   // A line one pixel tall across a white ground, in two pieces whose colours differ by 95 and
   // 142 (sums over RGB), both within the chain tolerance.
-  const line = (first: RgbaColour, second: RgbaColour) => {
+  const line = (first: RgbaColour, second: RgbaColour, separatePaints: boolean) => {
     const drawn = regionsOf(20, 9, (x, y) => {
       if (y !== 4 || x < 2 || x >= 18) return [0, grey(255)];
       return x < 10 ? [1, first] : [2, second];
     });
-    joinThinChains(drawn.graph, drawn.sums, drawn.labels, drawn.width, drawn.height);
+    joinThinChains(drawn.graph, drawn.sums, drawn.labels, drawn.width, drawn.height, separatePaints);
     return groups(drawn.graph);
   };
-  // Orange, then red: no blend of the orange with the white it lies on. Two shapes (a crust's
-  // line and a pepperoni's rim at 32 px).
-  assert.deepEqual(line([200, 100, 30, 255], [215, 30, 40, 255]), [[0], [1], [2]]);
+  // Orange, then red: no blend of the orange with the white it lies on. In an icon, two shapes (a
+  // crust's line and a pepperoni's rim at 32 px); elsewhere one outline, as before.
+  const orange: RgbaColour = [200, 100, 30, 255];
+  const red: RgbaColour = [215, 30, 40, 255];
+  assert.deepEqual(line(orange, red, true), [[0], [1], [2]]);
+  assert.deepEqual(line(orange, red, false), [[0], [1, 2]]);
   // Blue, then the same blue covering 70 % of its pixels (blended with the white): one line.
   const blue = [30, 60, 200] as const;
   const partly = blue.map((value) => Math.round(0.7 * value + 0.3 * 255));
-  assert.deepEqual(line([...blue, 255], [partly[0] as number, partly[1] as number, partly[2] as number, 255]), [[0], [1, 2]]);
+  assert.deepEqual(line([...blue, 255], [partly[0] as number, partly[1] as number, partly[2] as number, 255], true), [[0], [1, 2]]);
 });
 
 test('outline pieces: a short thin piece along a silhouette becomes part of the shape; a whole frame stays a frame', () => {
