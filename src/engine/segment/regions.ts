@@ -216,8 +216,9 @@ const CHAIN_TOLERANCE = 160;
  * partly covered (eitherMixesTheOther): two paints that meet end to end are two shapes. At 32 px
  * whole features are thin, and a pizza's pepperonis, their red rims and the crust's brown line
  * were joined into one region that bled across the slice, an address book's yellow, green and red
- * tabs into one olive smear. In larger images thin pieces are outlines, and joining them as
- * before keeps a photograph's logo trace from winning on its texture (docs/decisions.md).
+ * tabs into one olive smear. In larger images thin pieces are outlines and join as before:
+ * there the stricter rule lifted a halved rose's logo trace past the rule-6 margin, and it came
+ * back posterised (docs/decisions.md).
  */
 const CHAIN_SAME_PAINT = 80;
 

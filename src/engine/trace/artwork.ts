@@ -77,16 +77,17 @@ export interface ArtworkTrace {
 
 /**
  * The grid an image is segmented on (at most SEGMENT_PIXELS), and how many times finer the
- * traced grid is (about FINE_PIXELS in all).
+ * traced grid is (about FINE_PIXELS in all), and whether the image is an icon (at most ICON_SIDE).
  */
-export function artworkGrid(width: number, height: number): { width: number; height: number; factor: number } {
+export function artworkGrid(width: number, height: number): { width: number; height: number; factor: number; icon: boolean } {
   const shrink = Math.min(1, Math.sqrt(SEGMENT_PIXELS / (width * height)));
   const segmentWidth = Math.max(1, Math.round(width * shrink));
   const segmentHeight = Math.max(1, Math.round(height * shrink));
-  const fine = Math.max(width, height) <= ICON_SIDE ? ICON_FINE_PIXELS : FINE_PIXELS;
-  const least = Math.max(width, height) <= ICON_SIDE ? ICON_MIN_FACTOR : 1;
+  const icon = Math.max(width, height) <= ICON_SIDE;
+  const fine = icon ? ICON_FINE_PIXELS : FINE_PIXELS;
+  const least = icon ? ICON_MIN_FACTOR : 1;
   const factor = Math.max(least, Math.min(MAX_FACTOR, Math.round(Math.sqrt(fine / (segmentWidth * segmentHeight)))));
-  return { width: segmentWidth, height: segmentHeight, factor };
+  return { width: segmentWidth, height: segmentHeight, factor, icon };
 }
 
 async function resized(image: RgbaImage, width: number, height: number, kernel: 'cubic' | 'lanczos3'): Promise<Buffer> {
@@ -396,8 +397,7 @@ export async function traceArtwork(working: RgbaImage, params: TraceParams, curv
   // after density, which is cheaper: the probe segments its copy (0.4 s on a dense map traced at
   // 2 MP, where the grid and palette above cost 40 ms), and either answer alone sends the image on.
   if (working.width * working.height > SEGMENT_PIXELS && (await gradientShareOf(working, params)) < LARGE_GRADIENT_SHARE) return null;
-  const icon = Math.max(working.width, working.height) <= ICON_SIDE;
-  const segmentation = segmentArtwork(source.rgba, quantised, grid.width, grid.height, segmentOptions(params, (working.width * working.height) / (grid.width * grid.height), icon));
+  const segmentation = segmentArtwork(source.rgba, quantised, grid.width, grid.height, segmentOptions(params, (working.width * working.height) / (grid.width * grid.height), grid.icon));
   // The fine grid is resampled smoothly up from a small image, or down from a large one (its own detail).
   const fine = premultiply(await resized(working, fineWidth, fineHeight, fineWidth > working.width ? 'cubic' : 'lanczos3'));
   // The segmented image as it was (its anti-aliased rims not made opaque): how much of each pixel each side covers.
