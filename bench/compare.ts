@@ -33,6 +33,8 @@ export interface Comparison {
   worstAt: WindowAt;
   /** Opaque coverage (alpha ≥ 0.5) of the candidate minus the reference's, as a share of the image (−1…1). */
   coverage: number;
+  /** Smooth crops of large images only (crops.ts, stepSteepness): how much steeper the candidate's steepest tone changes are. */
+  steps?: number;
 }
 
 const BACKGROUNDS = [255, 0] as const;

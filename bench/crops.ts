@@ -110,11 +110,89 @@ export function svgCrop(svg: string, width: number, height: number, crop: Crop):
   throw new Error(`svgCrop: rendered ${image.width}×${image.height} for a ${crop.width}×${crop.height} crop`);
 }
 
-/** Compares every crop of `svg` with the original's. */
+/** Compares every crop of `svg` with the original's; the smooth crop's steps too (stepSteepness). */
 export async function compareCrops(bytes: Buffer, svg: string, width: number, height: number, crops: Crop[]): Promise<Comparison[]> {
   const comparisons: Comparison[] = [];
-  for (const crop of crops) comparisons.push(compareImages(await originalCrop(bytes, crop), svgCrop(svg, width, height, crop)));
+  for (const crop of crops) {
+    const original = await originalCrop(bytes, crop);
+    const drawn = svgCrop(svg, width, height, crop);
+    const comparison = compareImages(original, drawn);
+    comparisons.push(crop.name === 'smooth' ? { ...comparison, steps: stepSteepness(original, drawn) } : comparison);
+  }
   return comparisons;
+}
+
+/** Radius of each of the three box blurs (about a Gaussian of σ 4.5 px) under which grain averages out. */
+const STEP_BLUR_RADIUS = 4;
+/** The share of pixels whose tone changes most: the steps, where a smooth crop has them. */
+const STEP_QUANTILE = 0.99;
+
+export const STEP_METHOD = [
+  'Steps: a smooth tile traced as bands of flat colour a few shades apart (a sky in stripes) scores within a hundredth',
+  'of SSIM of the same tile traced as a ramp, since the grain of the original weighs more. So the smooth crop also gets',
+  `\`steps\`: on luma blurred by three box filters of radius ${STEP_BLUR_RADIUS} px (grain averaged out), the ${STEP_QUANTILE * 100}th percentile of`,
+  'the tone gradient\'s length, the trace\'s divided by the original\'s. About 1: tones change as steeply as in the original;',
+  '2: the trace has steps twice as steep as anything there.',
+];
+
+/** Straight RGBA (sharp) or premultiplied (resvg) pixels as luma on white. */
+function lumaOnWhite(image: RgbaImage): Float64Array {
+  const out = new Float64Array(image.width * image.height);
+  for (let p = 0; p < out.length; p++) {
+    const o = p * 4;
+    const alpha = (image.data[o + 3] as number) / 255;
+    const luma = 0.299 * (image.data[o] as number) + 0.587 * (image.data[o + 1] as number) + 0.114 * (image.data[o + 2] as number);
+    out[p] = image.premultiplied ? luma + 255 * (1 - alpha) : luma * alpha + 255 * (1 - alpha);
+  }
+  return out;
+}
+
+function boxBlurred(values: Float64Array, width: number, height: number, radius: number): Float64Array {
+  let current = values;
+  for (let pass = 0; pass < 3; pass++) {
+    const across = new Float64Array(current.length);
+    const down = new Float64Array(current.length);
+    for (let y = 0; y < height; y++) {
+      for (let x = 0; x < width; x++) {
+        let sum = 0;
+        let count = 0;
+        for (let k = Math.max(0, x - radius); k <= Math.min(width - 1, x + radius); k++, count++) sum += current[y * width + k] as number;
+        across[y * width + x] = sum / count;
+      }
+    }
+    for (let y = 0; y < height; y++) {
+      for (let x = 0; x < width; x++) {
+        let sum = 0;
+        let count = 0;
+        for (let k = Math.max(0, y - radius); k <= Math.min(height - 1, y + radius); k++, count++) sum += across[k * width + x] as number;
+        down[y * width + x] = sum / count;
+      }
+    }
+    current = down;
+  }
+  return current;
+}
+
+/** The STEP_QUANTILE of the blurred luma's gradient length, away from the crop's border. */
+function steepestChange(image: RgbaImage): number {
+  const { width, height } = image;
+  const blurred = boxBlurred(lumaOnWhite(image), width, height, STEP_BLUR_RADIUS);
+  const margin = 3 * STEP_BLUR_RADIUS;
+  const lengths: number[] = [];
+  for (let y = margin; y < height - margin - 1; y++) {
+    for (let x = margin; x < width - margin - 1; x++) {
+      const i = y * width + x;
+      lengths.push(Math.hypot((blurred[i + 1] as number) - (blurred[i] as number), (blurred[i + width] as number) - (blurred[i] as number)));
+    }
+  }
+  lengths.sort((a, b) => a - b);
+  return lengths[Math.floor(lengths.length * STEP_QUANTILE)] ?? 0;
+}
+
+/** How much steeper the candidate's steepest tone changes are than the reference's (STEP_METHOD). */
+export function stepSteepness(reference: RgbaImage, candidate: RgbaImage): number {
+  // A tenth of a level per pixel: below it the original counts as even, not as infinitely smoother.
+  return steepestChange(candidate) / Math.max(0.1, steepestChange(reference));
 }
 
 /** Raw VTracer on the image shrunk to SHRUNK_PIXELS, at its command-line defaults. */

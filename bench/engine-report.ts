@@ -1,9 +1,9 @@
 // The engine benchmark's report: the top of docs/benchmarks.md (method, targets per scope, the
 // figures behind them, per-image tables) and what the console prints. Hold-out images are never
 // named here: their figures appear in aggregate, by kind.
-import { CROP_METHOD } from './crops.ts';
+import { CROP_METHOD, STEP_METHOD } from './crops.ts';
 import { fixed, kb, median, tableRow, targetTable, type Target } from './figures.ts';
-import { firstKindAgrees, kindAgrees, SMALL_FACTOR, SMALL_SIDE, COMPARE_MAX_SIDE, type ImageRow } from './images.ts';
+import { firstKindAgrees, kindAgrees, SMALL_FACTOR, SMALL_SIDE, COMPARE_MAX_SIDE, type CropRow, type ImageRow } from './images.ts';
 import { FULL_RESOLUTION_MAX_PIXELS, inkTable, type InkRow } from './ink.ts';
 import {
   BELOW_VTRACER,
@@ -64,7 +64,7 @@ export function printImageRow(row: ImageRow, holdoutIndex: number | null): void 
       row.potrace ? `| potrace ssim ${fixed(row.potrace.ssim)}` : '',
       row.check ? `| check ${fixed(row.check.fidelity, 3)}${row.check.retraced ? ` retraced ${row.check.retraceMs} ms` : ''}` : '',
       row.error ? `| FAILED ${row.error}` : '',
-      ...(row.crops ?? []).map((crop) => `| ${crop.crop.name} crop ${fixed(crop.ours.ssim, 3)} vs ${fixed(crop.vtracer.ssim, 3)}`),
+      ...(row.crops ?? []).map((crop) => `| ${crop.crop.name} crop ${fixed(crop.ours.ssim, 3)} vs ${fixed(crop.vtracer.ssim, 3)}${stepsOf(crop)}`),
     ]
       .filter(Boolean)
       .join(' '),
@@ -253,15 +253,21 @@ function worstRegionSection(rows: ImageRow[]): string[] {
   ];
 }
 
+/** The smooth crop's steps, ours against VTracer's, where measured. */
+function stepsOf(crop: CropRow): string {
+  if (crop.ours.steps === undefined) return '';
+  return ` steps ${crop.ours.steps.toFixed(2)}${crop.vtracer.steps === undefined ? '' : ` vs ${crop.vtracer.steps.toFixed(2)}`}`;
+}
+
 function cropsSection(rows: ImageRow[]): string[] {
   const large = rows.filter((row) => row.crops);
   if (!large.length) return [];
-  const lines = ['## Large images at 100 %', '', ...CROP_METHOD, ''];
+  const lines = ['## Large images at 100 %', '', ...CROP_METHOD, '', ...STEP_METHOD, ''];
   const shown = large.filter(named);
   if (shown.length) {
     lines.push(
-      `| image | part | auto chose | crop | at | SSIM | VTracer 1.5 MP SSIM | ≥ VTracer − ${CROP_BELOW_VTRACER} | worst ΔE | VTracer worst ΔE |`,
-      '|---|---|---|---|---|---|---|---|---|---|',
+      `| image | part | auto chose | crop | at | SSIM | VTracer 1.5 MP SSIM | ≥ VTracer − ${CROP_BELOW_VTRACER} | worst ΔE | VTracer worst ΔE | steps | VTracer steps |`,
+      '|---|---|---|---|---|---|---|---|---|---|---|---|',
     );
     for (const row of shown) {
       for (const crop of row.crops ?? []) {
@@ -277,6 +283,8 @@ function cropsSection(rows: ImageRow[]): string[] {
             crop.ours.ssim >= crop.vtracer.ssim - CROP_BELOW_VTRACER ? 'yes' : '**no**',
             crop.ours.worstDe.toFixed(1),
             crop.vtracer.worstDe.toFixed(1),
+            crop.ours.steps?.toFixed(2) ?? '',
+            crop.vtracer.steps?.toFixed(2) ?? '',
           ]),
         );
       }
