@@ -16,6 +16,7 @@ import { writeFile } from './write/index.ts';
 import { cutOutImage } from './write/cutouts.ts';
 import { withWatermark } from './write/watermark.ts';
 import { restoreOpacity } from './paint/opacity.ts';
+import { shadeLargeShapes } from './paint/shading.ts';
 import { binariseAlpha, buildTracerConfig, decimalPlaces, plainTracerConfig, resolveCurveMode, runTracer, type ResolvedCurveMode } from './trace/vtracer.ts';
 import { checkSvg, type CheckReference, type CheckReport } from './check/check.ts';
 import { finerPlan, palettePlan, plainPlan, RETRACE_START_BEFORE_MS, retraceFitsInTime, retracePlans, tonePlan, type TracePlan } from './check/retrace.ts';
@@ -448,6 +449,8 @@ async function traceWorking(
   // Line art is opaque ink in the ink's colour, on one or two papers; colour shapes get their opacity back.
   if (kind === 'sketch') shapes = await paintLineArt(shapes, prepared, sketchUpscale, config, STRAIGHT_TOLERANCE);
   if (kind !== 'sketch' && stats.partialAlphaShare > 0.005) restoreOpacity(shapes, await resizeTo(source, prepared.width, prepared.height));
+  // A photo's large smooth areas: gradients in place of the palette's bands (paint/shading.ts).
+  if (kind === 'photo') await shadeLargeShapes(shapes, source, prepared.width, prepared.height);
   if (kind === 'sketch' && spot) {
     const painted = spotColourLineArt(shapes, prepared, spot);
     return { shapes: painted.shapes, width: prepared.width, height: prepared.height, background: painted.background, curveMode, upscale: sketchUpscale };

@@ -7,6 +7,9 @@
 import type { GradientStop, Paint, Rgb } from '../geometry.ts';
 import type { Segmentation } from '../segment/segment.ts';
 
+/** What paints are fitted to: each pixel's region (−1 for none) and the premultiplied colours. */
+export type PaintedRegions = Pick<Segmentation, 'width' | 'height' | 'labels' | 'count' | 'premultiplied'>;
+
 /** A region's paint, and the opacity of the shape as a whole (gradients carry theirs in their stops). */
 export interface RegionPaint {
   fill: Paint;
@@ -45,6 +48,33 @@ const STOP_TOLERANCE = 2;
 const MIN_GRADIENT_PIXELS = 24;
 const MAX_STOPS = 8;
 
+/**
+ * When a region takes a gradient: its flat colour is farther than `flatTolerance` from its pixels,
+ * the gradient's error is at most `gain` of the flat one's, and its stops differ by at least
+ * `minRange` levels in some channel.
+ */
+export interface GradientRule {
+  flatTolerance: number;
+  gain: number;
+  minRange: number;
+}
+
+/** Artwork's regions are clean: a gradient must explain clearly more than the flat colour. */
+export const ARTWORK_GRADIENTS: GradientRule = { flatTolerance: FLAT_TOLERANCE, gain: GRADIENT_GAIN, minRange: 0 };
+
+/** Whether a gradient's stops differ by at least `levels` in some channel (opacity counted in levels too). */
+function spans(paint: Paint, levels: number): boolean {
+  if (paint.kind === 'flat') return false;
+  const channels = (stop: GradientStop): number[] => [stop.color.r, stop.color.g, stop.color.b, stop.opacity * 255];
+  const values = paint.stops.map(channels);
+  for (let c = 0; c < 4; c++) {
+    const column = values.map((v) => v[c] as number);
+    if (Math.max(...column) - Math.min(...column) >= levels) return true;
+  }
+  return false;
+}
+
+
 interface RegionPixels {
   /** Pixel centres, x then y, in working pixels, of the pixels sampled for colour. */
   positions: Float64Array;
@@ -56,7 +86,7 @@ interface RegionPixels {
 }
 
 /** Pixels of every region; pixels on a region's edge are left out when it has enough inside (they blend with the neighbour). */
-function collectPixels(segmentation: Segmentation): RegionPixels[] {
+function collectPixels(segmentation: PaintedRegions): RegionPixels[] {
   const { width, height, labels, count, premultiplied: rgba } = segmentation;
   const interior = new Uint8Array(width * height);
   const interiorCount = new Int32Array(count);
@@ -159,21 +189,23 @@ function solve(matrix: number[][], rhs: number[][]): number[][] | null {
   return a.map((row, i) => row.slice(n).map((value) => value / (row[i] as number)));
 }
 
-/** Least squares of colour on the given features of each pixel (features include the constant). */
-function leastSquares(pixels: RegionPixels, features: (x: number, y: number) => number[]): number[][] | null {
-  const size = features(0, 0).length;
-  const normal = Array.from({ length: size }, () => new Array<number>(size).fill(0));
-  const rhs = Array.from({ length: size }, () => new Array<number>(CHANNELS).fill(0));
+/** Least squares of colour on `size` features of each pixel, written by `features` into its third argument (features include the constant). */
+function leastSquares(pixels: RegionPixels, size: number, features: (x: number, y: number, out: Float64Array) => void): number[][] | null {
+  const normal = new Float64Array(size * size);
+  const rhs = new Float64Array(size * CHANNELS);
+  const f = new Float64Array(size);
   for (let k = 0; k < pixels.count; k++) {
-    const f = features(pixels.positions[k * 2] as number, pixels.positions[k * 2 + 1] as number);
+    features(pixels.positions[k * 2] as number, pixels.positions[k * 2 + 1] as number, f);
     for (let i = 0; i < size; i++) {
-      const row = normal[i] as number[];
-      for (let j = 0; j < size; j++) row[j] = (row[j] as number) + (f[i] as number) * (f[j] as number);
-      const target = rhs[i] as number[];
-      for (let c = 0; c < CHANNELS; c++) target[c] = (target[c] as number) + (f[i] as number) * (pixels.colours[k * CHANNELS + c] as number);
+      const fi = f[i] as number;
+      for (let j = 0; j < size; j++) normal[i * size + j] = (normal[i * size + j] as number) + fi * (f[j] as number);
+      for (let c = 0; c < CHANNELS; c++) rhs[i * CHANNELS + c] = (rhs[i * CHANNELS + c] as number) + fi * (pixels.colours[k * CHANNELS + c] as number);
     }
   }
-  return solve(normal, rhs);
+  return solve(
+    Array.from({ length: size }, (_, i) => Array.from(normal.subarray(i * size, (i + 1) * size))),
+    Array.from({ length: size }, (_, i) => Array.from(rhs.subarray(i * CHANNELS, (i + 1) * CHANNELS))),
+  );
 }
 
 /** A point of a gradient's profile: position 0–1 and premultiplied colour. */
@@ -270,7 +302,11 @@ function simplify(points: ProfilePoint[], tolerance: number): ProfilePoint[] {
 type Candidate = { paint: Paint; error: number };
 
 function linearCandidate(pixels: RegionPixels, factor: number): Candidate | null {
-  const plane = leastSquares(pixels, (x, y) => [1, x, y]);
+  const plane = leastSquares(pixels, 3, (x, y, out) => {
+    out[0] = 1;
+    out[1] = x;
+    out[2] = y;
+  });
   if (!plane) return null;
   // The axis along which colour changes most: the main eigenvector of Σ over channels of g gᵀ.
   let xx = 0;
@@ -320,7 +356,12 @@ function radialCandidate(pixels: RegionPixels, factor: number): Candidate | null
   }
   ox /= pixels.count;
   oy /= pixels.count;
-  const fit = leastSquares(pixels, (x, y) => [1, x - ox, y - oy, (x - ox) ** 2 + (y - oy) ** 2]);
+  const fit = leastSquares(pixels, 4, (x, y, out) => {
+    out[0] = 1;
+    out[1] = x - ox;
+    out[2] = y - oy;
+    out[3] = (x - ox) ** 2 + (y - oy) ** 2;
+  });
   if (!fit) return null;
   let weight = 0;
   let centreX = 0;
@@ -352,19 +393,19 @@ function radialCandidate(pixels: RegionPixels, factor: number): Candidate | null
  * Paints for every region of the segmentation, in the coordinates of the grid traced
  * (`factor` times the working size).
  */
-export function fitPaints(segmentation: Segmentation, factor: number): RegionPaint[] {
+export function fitPaints(segmentation: PaintedRegions, factor: number, rule: GradientRule = ARTWORK_GRADIENTS): RegionPaint[] {
   return collectPixels(segmentation).map((pixels) => {
     const mean = meanColour(pixels);
     const { color, opacity } = straightColour(mean);
     const flatPaint: RegionPaint = { fill: { kind: 'flat', color }, opacity };
     if (pixels.count < MIN_GRADIENT_PIXELS) return flatPaint;
     const flatError = rms(pixels, (_k, out) => mean.forEach((value, c) => (out[c] = value)));
-    if (flatError <= FLAT_TOLERANCE) return flatPaint;
+    if (flatError <= rule.flatTolerance) return flatPaint;
     const linear = linearCandidate(pixels, factor);
     const radial = radialCandidate(pixels, factor);
     let best: Candidate | null = linear;
     if (radial && (!best || radial.error <= best.error * RADIAL_GAIN)) best = radial;
-    if (!best || best.error > flatError * GRADIENT_GAIN) return flatPaint;
+    if (!best || best.error > flatError * rule.gain || !spans(best.paint, rule.minRange)) return flatPaint;
     return { fill: best.paint, opacity: 1 };
   });
 }

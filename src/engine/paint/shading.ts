@@ -1,0 +1,140 @@
+// A photograph's smooth areas (a sky, a wall, a blurred background) come out of the palette and
+// the tracer as bands of flat colour a few shades apart: at 100 % a person sees stripes where the
+// photograph has a ramp. Each large shape is painted instead with the gradient its own visible
+// pixels show (paint/gradient.ts, fitted as artwork's regions are): neighbouring bands then meet
+// at about the same colour and the stripes fade into the ramp. Which pixels a shape shows is read
+// from the traced shapes themselves, drawn once with one colour per shape and no anti-aliasing.
+// Bands that curve across the picture keep part of their edge: a linear or radial gradient
+// follows one direction only.
+
+import { Resvg } from '@resvg/resvg-js';
+import { resizeTo, type RgbaImage } from '../analyse/prepare.ts';
+import { PathCommand, shapeBox, type TracedShape } from '../geometry.ts';
+import { fitPaints, type GradientRule } from './gradient.ts';
+
+/** Shapes showing fewer traced pixels than this stay flat: a band worth shading is a large area. */
+export const MIN_SHADED_PIXELS = 400;
+
+/** A gradient whose stops differ by less than this many levels in every channel is written flat: nobody sees it, and it costs bytes. */
+const MIN_SHADED_RANGE = 3;
+
+/**
+ * A photograph's smooth areas carry their grain: a band's flat colour is about as far from its
+ * pixels (RMS 1.5–2.5 on a sky) as artwork's FLAT_TOLERANCE, and a ramp under the grain lowers
+ * that only a little (to 0.7–0.95 of it). So a gradient is kept wherever it fits at least as well
+ * as the flat colour.
+ */
+export const PHOTO_GRADIENTS: GradientRule = { flatTolerance: 0, gain: 1, minRange: MIN_SHADED_RANGE };
+
+/**
+ * Shapes whose bounding box is smaller than this (working pixels²) are left out of the map: a
+ * photograph's tracer output is mostly such specks (nine in ten of the angel's 220,000 shapes),
+ * drawing them would take most of the time, and the few pixels they take from a large shape
+ * beneath them barely move its fit.
+ */
+const MIN_DRAWN_BOX = 16;
+
+/**
+ * The map is drawn at most this many pixels. Coarser maps blur the bands' edges into the fit
+ * (0.25 MP: the canyon's sky kept steps 1.51 times as steep as the photograph's; 0.5 MP: 1.37;
+ * its full 0.6 MP: 1.34, bench/crops.ts) and finer ones cost time.
+ */
+const MAP_PIXELS = 500_000;
+
+/**
+ * A shape's outlines as SVG path data on the map: the polygon through its segments' ends (within
+ * a pixel of the curves, and quicker to draw), in whole map pixels.
+ */
+function polygonData(shape: TracedShape, scaleX: number, scaleY: number): string {
+  const parts: string[] = [];
+  for (const path of shape.paths) {
+    let at = 0;
+    for (const command of path.commands) {
+      if (command === PathCommand.close) {
+        parts.push('Z');
+        continue;
+      }
+      const points = command === PathCommand.cubic ? 3 : 1;
+      const end = at + (points - 1) * 2;
+      parts.push(command === PathCommand.move ? 'M' : 'L', String(Math.round((path.coords[end] as number) * scaleX)), String(Math.round((path.coords[end + 1] as number) * scaleY)));
+      at += points * 2;
+    }
+  }
+  return parts.join(' ');
+}
+
+/**
+ * The index of the shape each pixel of a `mapWidth`×`mapHeight` map of the `width`×`height` grid
+ * shows (−1 where none): the shapes drawn without anti-aliasing, each in a colour of its own.
+ */
+export function visibleShapes(shapes: readonly TracedShape[], width: number, height: number, mapWidth = width, mapHeight = height): Int32Array {
+  const scaleX = mapWidth / width;
+  const scaleY = mapHeight / height;
+  const elements: string[] = [];
+  shapes.forEach((shape, index) => {
+    const box = shapeBox(shape);
+    if ((box.x1 - box.x0) * (box.y1 - box.y0) < MIN_DRAWN_BOX) return;
+    const colour = (index + 1).toString(16).padStart(6, '0');
+    // The id's bytes as red, green, blue: low byte first.
+    elements.push(`<path fill="#${colour.slice(4, 6)}${colour.slice(2, 4)}${colour.slice(0, 2)}" d="${polygonData(shape, scaleX, scaleY)}"/>`);
+  });
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${mapWidth}" height="${mapHeight}" viewBox="0 0 ${mapWidth} ${mapHeight}" shape-rendering="crispEdges">${elements.join('')}</svg>`;
+  const rendered = new Resvg(svg, { font: { loadSystemFonts: false } }).render();
+  const pixels = rendered.pixels;
+  const renderedWidth = rendered.width;
+  const rows = Math.min(mapHeight, rendered.height);
+  const columns = Math.min(mapWidth, renderedWidth);
+  const owner = new Int32Array(mapWidth * mapHeight).fill(-1);
+  for (let y = 0; y < rows; y++) {
+    for (let x = 0; x < columns; x++) {
+      const o = (y * renderedWidth + x) * 4;
+      if ((pixels[o + 3] as number) < 255) continue;
+      const id = (pixels[o] as number) | ((pixels[o + 1] as number) << 8) | ((pixels[o + 2] as number) << 16);
+      if (id > 0 && id <= shapes.length) owner[y * mapWidth + x] = id - 1;
+    }
+  }
+  return owner;
+}
+
+/**
+ * Paints each opaque flat shape that shows at least MIN_SHADED_PIXELS (traced pixels) of the
+ * picture with the gradient its visible pixels follow, where one fits at least as well as its flat
+ * colour (PHOTO_GRADIENTS). The shapes are in the coordinates of a `width`×`height` grid;
+ * `picture` is the image traced, at any size. Returns how many shapes were shaded.
+ */
+export async function shadeLargeShapes(shapes: TracedShape[], picture: RgbaImage, width: number, height: number): Promise<number> {
+  const scale = Math.min(1, Math.sqrt(MAP_PIXELS / (width * height)));
+  const mapWidth = Math.max(1, Math.round(width * scale));
+  const mapHeight = Math.max(1, Math.round(height * scale));
+  const owner = visibleShapes(shapes, width, height, mapWidth, mapHeight);
+  const visible = new Int32Array(shapes.length);
+  for (const index of owner) if (index >= 0) visible[index] = (visible[index] as number) + 1;
+  const minimum = MIN_SHADED_PIXELS * (mapWidth / width) * (mapHeight / height);
+  const regionOf = new Int32Array(shapes.length).fill(-1);
+  const candidates: number[] = [];
+  shapes.forEach((shape, index) => {
+    if (shape.fill.kind !== 'flat' || shape.opacity < 1 || shape.blur || shape.stroke) return;
+    if ((visible[index] as number) < minimum) return;
+    regionOf[index] = candidates.length;
+    candidates.push(index);
+  });
+  if (candidates.length === 0) return 0;
+  const { rgba } = await resizeTo(picture, mapWidth, mapHeight);
+  // Only opaque pixels are fitted: an opaque shape's gradient stays opaque where it meets
+  // transparency (restoreOpacity has given translucent shapes their opacity already).
+  const labels = new Int32Array(mapWidth * mapHeight);
+  for (let i = 0; i < labels.length; i++) {
+    const index = owner[i] as number;
+    labels[i] = index < 0 || (rgba[i * 4 + 3] as number) < 255 ? -1 : (regionOf[index] as number);
+  }
+  // Every fitted pixel is opaque, so its straight colour is its premultiplied one.
+  const paints = fitPaints({ width: mapWidth, height: mapHeight, labels, count: candidates.length, premultiplied: rgba }, width / mapWidth, PHOTO_GRADIENTS);
+  let shaded = 0;
+  paints.forEach((paint, region) => {
+    if (paint.fill.kind === 'flat') return;
+    const shape = shapes[candidates[region] as number] as TracedShape;
+    shape.fill = paint.fill;
+    shaded++;
+  });
+  return shaded;
+}

@@ -1,0 +1,122 @@
+// A photograph's bands of flat colour shaded by their own pixels: which shape shows where is read
+// from the shapes themselves, large bands of a ramp become gradients that meet their neighbours
+// at about the same colour, and flat areas, small shapes and specks keep their flat colour.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { PathCommand, type Paint, type Rgb, type TracedShape } from '../../../src/engine/geometry.ts';
+import { MIN_SHADED_PIXELS, shadeLargeShapes, visibleShapes } from '../../../src/engine/paint/shading.ts';
+import { randomSequence } from '../fixtures.ts';
+
+const SIZE = 96;
+const BAND = 24;
+
+function rectangle(x0: number, y0: number, x1: number, y1: number, color: Rgb): TracedShape {
+  return {
+    fill: { kind: 'flat', color },
+    opacity: 1,
+    paths: [{ commands: [PathCommand.move, PathCommand.line, PathCommand.line, PathCommand.line, PathCommand.close], coords: [x0, y0, x1, y0, x1, y1, x0, y1] }],
+  };
+}
+
+/** A grey ramp down the image (`slope` levels per pixel) under ±3 levels of grain, as a photograph's sky. */
+function noisyRamp(slope = 1): { rgba: Buffer; width: number; height: number } {
+  const random = randomSequence(7);
+  const rgba = Buffer.alloc(SIZE * SIZE * 4);
+  for (let y = 0; y < SIZE; y++) {
+    for (let x = 0; x < SIZE; x++) {
+      const value = Math.round(60 + slope * y + (random() - 0.5) * 6);
+      rgba.set([value, value, value, 255], (y * SIZE + x) * 4);
+    }
+  }
+  return { rgba, width: SIZE, height: SIZE };
+}
+
+/** Stacked bands as the tracer draws them: each starts at its band and reaches to the bottom, under the next. */
+function stackedBands(): TracedShape[] {
+  return [0, 1, 2, 3].map((band) => {
+    const mean = Math.round(60 + band * BAND + BAND / 2 - 0.5);
+    return rectangle(0, band * BAND, SIZE, SIZE, { r: mean, g: mean, b: mean });
+  });
+}
+
+/** The grey a paint shows at a point (SVG's linear gradient, padded beyond its end stops). */
+function greyAt(paint: Paint, x: number, y: number): number {
+  if (paint.kind === 'flat') return paint.color.r;
+  assert.equal(paint.kind, 'linear');
+  if (paint.kind !== 'linear') return NaN;
+  const dx = paint.x2 - paint.x1;
+  const dy = paint.y2 - paint.y1;
+  const t = ((x - paint.x1) * dx + (y - paint.y1) * dy) / (dx * dx + dy * dy);
+  const stops = paint.stops;
+  if (t <= (stops[0] as (typeof stops)[0]).offset) return (stops[0] as (typeof stops)[0]).color.r;
+  for (let k = 0; k + 1 < stops.length; k++) {
+    const a = stops[k] as (typeof stops)[0];
+    const b = stops[k + 1] as (typeof stops)[0];
+    if (t <= b.offset) return a.color.r + ((t - a.offset) / (b.offset - a.offset)) * (b.color.r - a.color.r);
+  }
+  return (stops[stops.length - 1] as (typeof stops)[0]).color.r;
+}
+
+test('visibleShapes: each pixel belongs to the topmost shape drawn over it, and to none outside every shape', () => {
+  const shapes = [rectangle(0, 0, 40, 40, { r: 10, g: 10, b: 10 }), rectangle(10, 10, 30, 30, { r: 200, g: 200, b: 200 })];
+  const owner = visibleShapes(shapes, 48, 48);
+  assert.equal(owner[5 * 48 + 5], 0);
+  assert.equal(owner[20 * 48 + 20], 1);
+  assert.equal(owner[20 * 48 + 35], 0);
+  assert.equal(owner[45 * 48 + 45], -1);
+  // Counts: the lower shape shows its frame only.
+  const shown = [0, 0];
+  for (const index of owner) if (index >= 0) shown[index] = (shown[index] as number) + 1;
+  assert.deepEqual(shown, [40 * 40 - 20 * 20, 20 * 20]);
+});
+
+test('shadeLargeShapes: the bands of a grainy ramp become gradients down the ramp that meet at their edges', async () => {
+  const shapes = stackedBands();
+  const shaded = await shadeLargeShapes(shapes, noisyRamp(), SIZE, SIZE);
+  assert.equal(shaded, 4);
+  for (const [band, shape] of shapes.entries()) {
+    const fill = shape.fill;
+    assert.equal(fill.kind, 'linear', `band ${band}`);
+    if (fill.kind !== 'linear') continue;
+    // Along the ramp, not across it.
+    assert.ok(Math.abs(fill.y2 - fill.y1) > 10 * Math.abs(fill.x2 - fill.x1), `band ${band}: axis (${fill.x2 - fill.x1}, ${fill.y2 - fill.y1})`);
+    // Within the grain of the ramp, inside the band.
+    for (const y of [band * BAND + 3.5, band * BAND + 12.5, band * BAND + 20.5]) {
+      assert.ok(Math.abs(greyAt(fill, 48, y) - (60 + y - 0.5)) <= 2.5, `band ${band} at y ${y}: ${greyAt(fill, 48, y)} for ${60 + y - 0.5}`);
+    }
+  }
+  // Where two bands meet, the colours either side differ by about the ramp's step (1), not the band's (24).
+  for (let band = 1; band < 4; band++) {
+    const above = greyAt((shapes[band - 1] as TracedShape).fill, 48, band * BAND - 0.5);
+    const below = greyAt((shapes[band] as TracedShape).fill, 48, band * BAND + 0.5);
+    assert.ok(Math.abs(below - above) <= 4, `edge ${band}: ${above} above, ${below} below`);
+  }
+});
+
+test('shadeLargeShapes: a band whose ramp spans under 3 levels stays flat (nobody sees it; it costs bytes)', async () => {
+  // 96 px at 1/48 level per pixel: 2 levels over the whole band, under the grain.
+  const gentle = [rectangle(0, 0, SIZE, SIZE, { r: 61, g: 61, b: 61 })];
+  assert.equal(await shadeLargeShapes(gentle, noisyRamp(1 / 48), SIZE, SIZE), 0);
+  assert.equal(gentle[0]?.fill.kind, 'flat');
+  // The same band on a ramp of 1 level per pixel is shaded.
+  const steep = [rectangle(0, 0, SIZE, SIZE, { r: 108, g: 108, b: 108 })];
+  assert.equal(await shadeLargeShapes(steep, noisyRamp(), SIZE, SIZE), 1);
+});
+
+test('shadeLargeShapes: flat areas, shapes showing fewer than MIN_SHADED_PIXELS and specks stay flat', async () => {
+  const flatGrey = { rgba: Buffer.alloc(SIZE * SIZE * 4, 128), width: SIZE, height: SIZE };
+  for (let i = 3; i < flatGrey.rgba.length; i += 4) flatGrey.rgba[i] = 255;
+  const even = [rectangle(0, 0, SIZE, SIZE, { r: 128, g: 128, b: 128 })];
+  assert.equal(await shadeLargeShapes(even, flatGrey, SIZE, SIZE), 0);
+  assert.equal(even[0]?.fill.kind, 'flat');
+
+  // On the ramp: a shape that shows fewer pixels than the minimum, and a speck, stay flat.
+  const side = Math.floor(Math.sqrt(MIN_SHADED_PIXELS)) - 2;
+  const small = rectangle(10, 10, 10 + side, 10 + side, { r: 90, g: 90, b: 90 });
+  const speck = rectangle(60, 60, 63, 63, { r: 150, g: 150, b: 150 });
+  const shapes = [rectangle(0, 0, SIZE, SIZE, { r: 108, g: 108, b: 108 }), small, speck];
+  await shadeLargeShapes(shapes, noisyRamp(), SIZE, SIZE);
+  assert.equal(shapes[0]?.fill.kind, 'linear');
+  assert.equal(small.fill.kind, 'flat');
+  assert.equal(speck.fill.kind, 'flat');
+});
