@@ -570,6 +570,16 @@ function enhanceSection(rows: EnhanceRow[]): string[] {
   ];
 }
 
+/** The hold-out part's kinds in aggregate: how many `auto` got as labelled, the wrong ones by label and pick. */
+export function holdoutKinds(holdout: ImageRow[]): string {
+  const wrong = holdout.filter((row) => !kindAgrees(row));
+  return (
+    `hold-out  ${holdout.length} images: kind as labelled ${holdout.length - wrong.length}` +
+    (wrong.length ? ` (labelled → chosen: ${countBy(wrong, (row) => `${row.image.expected} → ${row.chosenMode}`)})` : '') +
+    `, classifier's own pick ${holdout.filter(firstKindAgrees).length}`
+  );
+}
+
 /** The names and figures the console ends a run with: what missed, and where. */
 export function printSummary(results: Results): void {
   for (const row of results.rows.filter((r) => named(r) && destroyedSigns(r).length)) {
@@ -580,13 +590,9 @@ export function printSummary(results: Results): void {
   }
   const holdout = rowsOf(results.rows, 'holdout');
   if (holdout.length) {
-    const wrong = holdout.filter((row) => !kindAgrees(row));
     const destroyed = holdout.filter((row) => destroyedSigns(row).length);
     console.log(
-      `hold-out  ${holdout.length} images: kind as labelled ${holdout.length - wrong.length}` +
-        (wrong.length ? ` (labelled → chosen: ${countBy(wrong, (row) => `${row.image.expected} → ${row.chosenMode}`)})` : '') +
-        `, classifier's own pick ${holdout.filter(firstKindAgrees).length}` +
-        `; destroyed ${destroyed.length}` +
+      `${holdoutKinds(holdout)}; destroyed ${destroyed.length}` +
         (destroyed.length ? ` (${countBy(destroyed, (row) => `${row.image.expected ?? '–'}: ${signKinds(row)}`)})` : ''),
     );
   }

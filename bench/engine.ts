@@ -25,7 +25,7 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { argumentValue, CORPUS_DIR, HELD_OUT_DIR, listCorpus, readKindsManifest, SHARED_CORPUS_DIR } from './corpus.ts';
-import { method, printImageRow, printRobustness, printSummary, resultSections, type EnhanceRow, type Results, type SplitCounts } from './engine-report.ts';
+import { holdoutKinds, method, printImageRow, printRobustness, printSummary, resultSections, type EnhanceRow, type Results, type SplitCounts } from './engine-report.ts';
 import { galleryBytes, GALLERY_DIR, readGalleryList, writeGallery } from './gallery.ts';
 import { COMPARE_MAX_SIDE, corpusImages, corpusManifestGaps, measureImage, wideImages, type ImageRow, type SetImage } from './images.ts';
 import { inkTargets, measureInk, printInkRow, type InkRow } from './ink.ts';
@@ -196,7 +196,12 @@ async function main(): Promise<void> {
     console.log(`wrote ${written.sheets} sheets (${(written.bytes / 1e6).toFixed(1)} MB; docs/gallery/ ${(galleryBytes() / 1e6).toFixed(1)} MB in all) to ${GALLERY_DIR}`);
     if (options.galleryOnly) return;
   }
-  if (!options.baselines) return;
+  if (!options.baselines) {
+    // Kinds need no baseline: the hold-out part's figure is printed in aggregate all the same.
+    const holdout = rows.filter((row) => row.image.part === 'holdout');
+    if (holdout.length) console.log(holdoutKinds(holdout));
+    return;
+  }
 
   // A union scope is shown only when it adds something: wide/ with both parts, both sets with both.
   const has = (scope: Scope): boolean => rowsOf(rows, scope).length > 0;
