@@ -1,7 +1,8 @@
 // The paint of each region: a flat colour, or a linear or radial gradient when the region's
 // colour changes smoothly across it. Each candidate is fitted to the region's own pixels and
 // scored by its RMS error; a gradient must beat the flat colour clearly (GRADIENT_GAIN), so
-// flat regions stay flat. Gradients carry as many stops as their profile needs: the colour is
+// flat regions stay flat (a photograph's grainy shapes have a rule of their own, in
+// paint/shading.ts). Gradients carry as many stops as their profile needs: the colour is
 // sampled along the gradient's axis and the samples simplified to within STOP_TOLERANCE.
 
 import type { GradientStop, Paint, Rgb } from '../geometry.ts';
@@ -73,7 +74,6 @@ function spans(paint: Paint, levels: number): boolean {
   }
   return false;
 }
-
 
 interface RegionPixels {
   /** Pixel centres, x then y, in working pixels, of the pixels sampled for colour. */
