@@ -6,6 +6,7 @@ import sharp from 'sharp';
 import { compareImages, type Comparison, type RgbaImage } from './compare.ts';
 import { MAX_INPUT_PIXELS, renderSvg, VTRACER_CLI_DEFAULTS } from './measure.ts';
 import { croppedSvg } from '../src/engine/check/render.ts';
+import { gaussianBlur } from '../src/engine/paint/soft-edges.ts';
 
 export { croppedSvg };
 
@@ -122,15 +123,15 @@ export async function compareCrops(bytes: Buffer, svg: string, width: number, he
   return comparisons;
 }
 
-/** Radius of each of the three box blurs (about a Gaussian of σ 4.5 px) under which grain averages out. */
-const STEP_BLUR_RADIUS = 4;
+/** The blur (px) under which grain averages out before tones are compared. */
+const STEP_BLUR_SIGMA = 4.5;
 /** The share of pixels whose tone changes most: the steps, where a smooth crop has them. */
 const STEP_QUANTILE = 0.99;
 
 export const STEP_METHOD = [
   'Steps: a smooth tile traced as bands of flat colour a few shades apart (a sky in stripes) scores within a hundredth',
   'of SSIM of the same tile traced as a ramp, since the grain of the original weighs more. So the smooth crop also gets',
-  `\`steps\`: on luma blurred by three box filters of radius ${STEP_BLUR_RADIUS} px (grain averaged out), the ${STEP_QUANTILE * 100}th percentile of`,
+  `\`steps\`: on luma under a Gaussian blur of ${STEP_BLUR_SIGMA} px (grain averaged out), the ${STEP_QUANTILE * 100}th percentile of`,
   'the tone gradient\'s length, the trace\'s divided by the original\'s. About 1: tones change as steeply as in the original;',
   '2: the trace has steps twice as steep as anything there.',
 ];
@@ -147,37 +148,12 @@ function lumaOnWhite(image: RgbaImage): Float64Array {
   return out;
 }
 
-function boxBlurred(values: Float64Array, width: number, height: number, radius: number): Float64Array {
-  let current = values;
-  for (let pass = 0; pass < 3; pass++) {
-    const across = new Float64Array(current.length);
-    const down = new Float64Array(current.length);
-    for (let y = 0; y < height; y++) {
-      for (let x = 0; x < width; x++) {
-        let sum = 0;
-        let count = 0;
-        for (let k = Math.max(0, x - radius); k <= Math.min(width - 1, x + radius); k++, count++) sum += current[y * width + k] as number;
-        across[y * width + x] = sum / count;
-      }
-    }
-    for (let y = 0; y < height; y++) {
-      for (let x = 0; x < width; x++) {
-        let sum = 0;
-        let count = 0;
-        for (let k = Math.max(0, y - radius); k <= Math.min(height - 1, y + radius); k++, count++) sum += across[k * width + x] as number;
-        down[y * width + x] = sum / count;
-      }
-    }
-    current = down;
-  }
-  return current;
-}
-
 /** The STEP_QUANTILE of the blurred luma's gradient length, away from the crop's border. */
 function steepestChange(image: RgbaImage): number {
   const { width, height } = image;
-  const blurred = boxBlurred(lumaOnWhite(image), width, height, STEP_BLUR_RADIUS);
-  const margin = 3 * STEP_BLUR_RADIUS;
+  const blurred = gaussianBlur(lumaOnWhite(image), width, height, STEP_BLUR_SIGMA);
+  // The blur fades to clear beyond the crop: its border is left out.
+  const margin = Math.ceil(3 * STEP_BLUR_SIGMA);
   const lengths: number[] = [];
   for (let y = margin; y < height - margin - 1; y++) {
     for (let x = margin; x < width - margin - 1; x++) {
