@@ -4,7 +4,7 @@
 
 import { blockSize, CLASSIFY_PIXELS, classifyImage, doubtfulAlternative, type Doubt, hasPixelGrid, largerThanIcon, mayBeInk, measureImage, photoByElimination, type ImageKind, type ImageStats } from './analyse/classify.ts';
 import { decodeImage, sniffFormat, type DecodedImage } from './analyse/decode.ts';
-import { enhanceInput, fitToPixels, DECODE_PIXELS, prepareWithinBudget, resizeTo, sketchUpscaleFactor, workingPixelsFor, WORKING_PIXELS, type RgbaImage } from './analyse/prepare.ts';
+import { enhanceInput, fitToPixels, DECODE_PIXELS, prepareWithinBudget, resizeTo, sketchUpscaleFactor, splitTranslucentPixels, workingPixelsFor, WORKING_PIXELS, type RgbaImage } from './analyse/prepare.ts';
 import type { CurveMode, TraceParams } from './params.ts';
 import { traceArtwork, type ArtworkTrace } from './trace/artwork.ts';
 import { type Rgb, type TracedShape, type VectorImage, withoutDegenerateSubpaths, withStraightLines } from './geometry.ts';
@@ -15,7 +15,7 @@ import { writeSvgDocument } from './write/svg.ts';
 import { writeFile } from './write/index.ts';
 import { cutOutImage } from './write/cutouts.ts';
 import { withWatermark } from './write/watermark.ts';
-import { restoreOpacity } from './paint/opacity.ts';
+import { paintTranslucentPixels, restoreOpacity } from './paint/opacity.ts';
 import { shadeLargeShapes } from './paint/shading.ts';
 import { binariseAlpha, buildTracerConfig, decimalPlaces, plainTracerConfig, resolveCurveMode, runTracer, type ResolvedCurveMode } from './trace/vtracer.ts';
 import { checkSvg, type CheckReference, type CheckReport } from './check/check.ts';
@@ -423,9 +423,14 @@ async function traceWorking(
   const ownInkFit = (kind === 'sketch' && fitsInkOutlines(curveMode, sketchUpscale)) || (kind === 'logo' && prepared.dense && curveMode === 'spline');
   const config = buildTracerConfig(params, { kind, curveMode, workingScale, exactOutlines: ownInkFit });
 
+  // Pixel art's translucent pixels lie over nothing: traced apart from the opaque ones, so that no
+  // opaque shape stacked under them shows through.
+  const layers = prepared.translucent ? splitTranslucentPixels(prepared.rgba, prepared.translucent) : undefined;
   let tracerSvg: string;
+  let translucentSvg: string | undefined;
   try {
-    tracerSvg = await runTracer(prepared.rgba, prepared.width, prepared.height, config);
+    tracerSvg = await runTracer(layers?.opaque ?? prepared.rgba, prepared.width, prepared.height, config);
+    if (layers) translucentSvg = await runTracer(layers.translucent, prepared.width, prepared.height, config);
   } catch (error) {
     try {
       // Binary tracing fails on some ink whose pixels touch only at corners (line-art.ts).
@@ -439,6 +444,7 @@ async function traceWorking(
   let shapes: TracedShape[];
   try {
     shapes = parseTracerSvg(tracerSvg, STRAIGHT_TOLERANCE);
+    if (translucentSvg && layers) shapes = [...withoutColour(parseTracerSvg(translucentSvg, STRAIGHT_TOLERANCE), layers.ground), ...shapes];
   } catch (error) {
     throw new EngineError('engine_failed', `the tracer wrote unreadable SVG: ${error instanceof Error ? error.message : String(error)}`);
   }
@@ -446,9 +452,12 @@ async function traceWorking(
   // A photo traced coarser than its output gets round outlines in place of the tracer's mosaic (trace/rounded.ts).
   const rounded = roundsPolygons(params.curveMode, kind, workingScale);
   if (rounded) roundPolygons(shapes, prepared);
-  // Line art is opaque ink in the ink's colour, on one or two papers; colour shapes get their opacity back.
+  // Line art is opaque ink in the ink's colour, on one or two papers; colour shapes get their
+  // opacity back (pixel art's translucent pixels were traced in colours of their own: each is
+  // painted in its colour and opacity).
   if (kind === 'sketch') shapes = await paintLineArt(shapes, prepared, sketchUpscale, config, STRAIGHT_TOLERANCE);
-  if (kind !== 'sketch' && stats.partialAlphaShare > 0.005) restoreOpacity(shapes, await resizeTo(source, prepared.width, prepared.height));
+  if (prepared.translucent) paintTranslucentPixels(shapes, prepared.translucent);
+  else if (kind !== 'sketch' && stats.partialAlphaShare > 0.005) restoreOpacity(shapes, await resizeTo(source, prepared.width, prepared.height));
   // A photo's large smooth areas: gradients in place of the palette's bands (paint/shading.ts).
   if (kind === 'photo') await shadeLargeShapes(shapes, source, prepared.width, prepared.height);
   if (kind === 'sketch' && spot) {
@@ -461,6 +470,11 @@ async function traceWorking(
 /** Rounded outlines (trace/rounded.ts) for a photo traced this much coarser than its output, unless polygons were asked for. */
 function roundsPolygons(asked: CurveMode, kind: ImageKind, workingScale: number): boolean {
   return asked === 'auto' && kind === 'photo' && workingScale < ROUND_BELOW_SCALE;
+}
+
+/** The shapes not painted in `colour` (0xRRGGBB, flat). */
+function withoutColour(shapes: TracedShape[], colour: number): TracedShape[] {
+  return shapes.filter(({ fill }) => fill.kind !== 'flat' || ((fill.color.r << 16) | (fill.color.g << 8) | fill.color.b) !== colour);
 }
 
 /** The tracer alone at its defaults (plainTracerConfig), transparency keyed out and partial opacity restored as on the other paths. */

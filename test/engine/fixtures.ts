@@ -156,6 +156,23 @@ export async function pixelSprite(size: number, seed: number, scale = 1): Promis
   return (scale === 1 ? image : image.resize(size * scale, size * scale, { kernel: 'nearest' })).png().toBuffer();
 }
 
+/** pixelSprite with a drop shadow: its silhouette 2 px down and right, black at alpha 96, under it. */
+export async function pixelSpriteWithShadow(size: number, seed: number): Promise<Buffer> {
+  const sprite = await sharp(await pixelSprite(size, seed)).raw().toBuffer();
+  const side = size + 3;
+  const rgba = Buffer.alloc(side * side * 4);
+  for (let y = 0; y < size; y++) {
+    for (let x = 0; x < size; x++) if ((sprite[(y * size + x) * 4 + 3] as number) > 0) rgba.set([0, 0, 0, 96], ((y + 2) * side + x + 2) * 4);
+  }
+  for (let y = 0; y < size; y++) {
+    for (let x = 0; x < size; x++) {
+      const i = (y * size + x) * 4;
+      if ((sprite[i + 3] as number) > 0) rgba.set(sprite.subarray(i, i + 4), (y * side + x) * 4);
+    }
+  }
+  return sharp(rgba, { raw: { width: side, height: side, channels: 4 } }).png().toBuffer();
+}
+
 /** An anti-aliased icon: a rounded square with a gradient and a ring, on transparency. */
 export async function antiAliasedIcon(size: number): Promise<Buffer> {
   const { rgba, width, height } = await renderSvg(

@@ -38,6 +38,12 @@ export interface ImageStats {
    */
   hardAlphaShare: number;
   /**
+   * Of the partly transparent pixels, the share with a pixel of the same alpha beside them along
+   * both axes: translucency drawn as flat areas (pixel art's shadows and glass), where
+   * anti-aliasing is a rim a pixel wide. 0 when no pixel is partly transparent.
+   */
+  flatTranslucentShare: number;
+  /**
    * Share of horizontally adjacent opaque pairs that differ by at most NEAR_FLAT_DIFFERENCE (sum
    * over channels), leaving out pairs in clipped shadows or highlights: flat colour as it survives
    * JPEG compression, which breaks exact equality. Clipped areas are flat in photographs too.
@@ -262,6 +268,7 @@ function measurePixels(rgba: Buffer, width: number, height: number, options: Mea
   const pixels = width * height;
   let transparent = 0;
   let partial = 0;
+  let flatTranslucent = 0;
   let opaque = 0;
   let chroma = 0;
   let dark = 0;
@@ -323,7 +330,12 @@ function measurePixels(rgba: Buffer, width: number, height: number, options: Mea
       const b = rgba[i + 2] as number;
       const a = rgba[i + 3] as number;
       if (a < 128) transparent++;
-      if (a > 0 && a < 255) partial++;
+      if (a > 0 && a < 255) {
+        partial++;
+        const sameAlongRow = (x > 0 && rgba[i - 1] === a) || (x + 1 < width && rgba[i + 7] === a);
+        const sameAlongColumn = (y > 0 && rgba[i - width * 4 + 3] === a) || (y + 1 < height && rgba[i + width * 4 + 3] === a);
+        if (sameAlongRow && sameAlongColumn) flatTranslucent++;
+      }
       if (x + 1 < width) alphaStep(a, rgba[i + 7] as number);
       if (y + 1 < height) alphaStep(a, rgba[i + width * 4 + 3] as number);
       if (a < 128) continue;
@@ -394,6 +406,7 @@ function measurePixels(rgba: Buffer, width: number, height: number, options: Mea
     softEdgeShare: softPairs / Math.max(1, unequalPairs),
     rampShare: ramps / Math.max(1, rampRuns),
     hardAlphaShare: alphaSteps === 0 ? 1 : hardAlphaSteps / alphaSteps,
+    flatTranslucentShare: partial === 0 ? 0 : flatTranslucent / partial,
     nearFlatShare: nearFlatPairs / Math.max(1, unclippedPairs),
     equalUnclippedShare: equalUnclippedPairs / Math.max(1, unclippedPairs),
     offAxisShare: farFromAxis,
@@ -465,6 +478,9 @@ function offAxisShare(rgba: Buffer, mean: { r: number; g: number; b: number }, a
 /** Statistics are taken at most at this size, so thresholds do not depend on the source resolution. */
 export const CLASSIFY_PIXELS = 400_000;
 
+/** At most this many colours is a palette's worth: what an indexed PNG can hold. */
+export const FEW_COLOURS = 256;
+
 export interface ImageFacts {
   originalWidth: number;
   originalHeight: number;
@@ -483,11 +499,16 @@ export const RULES = {
     /** A small palette: what a sprite sheet holds (the emoji sheet with its glows: 460). */
     maxColours: 512,
     maxAaBlendShare: 0.06,
-    /** An indexed source of at most 256 colours (a game's palette), or one enlarged into blocks, may shade with more of its own colours. */
+    /**
+     * An indexed source of at most 256 colours (a game's palette), one enlarged into blocks, or one
+     * holding at most a palette's worth of colours at its own size, may shade with more of its own colours.
+     */
     maxIndexedAaBlendShare: 0.2,
     minColourEdges: 16,
     maxEqualNeighbourShare: 0.9,
     minHardAlphaShare: 0.9,
+    /** ... or translucency in flat areas: pixel art in the corpus and the tune part 0.82 (a sheet's glows), anti-aliased artwork at most 0.09. */
+    minFlatTranslucentShare: 0.5,
   },
   inkOnPaper: { minPaperLuma: 120, minContrast: 40, maxOffLineShare: 0.1, maxSaturatedOffLineShare: 0.01, maxContinuousToneShare: 0.0025 },
   inkWithoutPaper: { maxMeanChroma: 8, minDarkShare: 0.1 },
@@ -502,18 +523,36 @@ export const RULES = {
 } as const;
 
 /**
- * Pixel art: drawn pixel by pixel. It needs positive evidence: binary alpha, a small palette, no
+ * Pixel art: drawn pixel by pixel. It needs positive evidence: binary alpha (or translucency in
+ * flat areas, as its drop shadows are drawn), a small palette, no
  * anti-aliasing (its colour edges step from one palette colour to the next, with no blend in a
  * shade of its own between them: aaBlendShare), enough colour edges to tell, and a grid of its own
  * (the pixels themselves, or blocks of a whole enlargement) no larger than a sprite sheet.
  */
 export function isPixelArt(stats: ImageStats, facts: ImageFacts): boolean {
+  return showsPixelArt(stats, facts, 1);
+}
+
+/**
+ * isPixelArt, with `margin` times the anti-aliasing it allows. A game's palette of at most 256
+ * colours, stored as one (an indexed source) or shown as pixels (a nearest-neighbour enlargement,
+ * every pixel a block), may shade with more of its own colours; so may art that holds at most a
+ * palette's worth of colours at its own size, saved without the palette (a sprite or a title screen
+ * re-saved as RGB). That last is weaker evidence, since a small anti-aliased icon holds as few, and
+ * gets no margin: on the corpus, the tune part and their changed copies, pixel art of at most 256
+ * colours blends at most 0.17 of its edges and anti-aliased artwork of as few colours at least 0.31.
+ */
+function showsPixelArt(stats: ImageStats, facts: ImageFacts, margin: number): boolean {
   const rule = RULES.pixelArt;
   const nativeLongSide = Math.max(facts.originalWidth / stats.blockWidth, facts.originalHeight / stats.blockHeight);
-  // A game's palette of at most 256 colours, stored as one (an indexed source) or shown as pixels
-  // (a nearest-neighbour enlargement, every pixel a block): such art may shade with more of its own colours.
   const enlarged = stats.blockWidth > 1 && stats.blockHeight > 1;
-  const ownPalette = (facts.palette || enlarged) && stats.distinctColours <= 256;
+  const palette = stats.distinctColours <= FEW_COLOURS;
+  const aaLimit =
+    palette && (facts.palette || enlarged)
+      ? rule.maxIndexedAaBlendShare * margin
+      : palette && facts.fewColours === true
+        ? Math.max(rule.maxIndexedAaBlendShare, rule.maxAaBlendShare * margin)
+        : rule.maxAaBlendShare * margin;
   const grey = isGrey(stats);
   return (
     nativeLongSide <= rule.maxLongSide &&
@@ -521,11 +560,12 @@ export function isPixelArt(stats: ImageStats, facts: ImageFacts): boolean {
     // Grey images are scans (a 1-bit page, a halftone, a photograph), not drawn pixel by pixel.
     !grey &&
     stats.colourEdges >= rule.minColourEdges &&
-    stats.aaBlendShare <= (ownPalette ? rule.maxIndexedAaBlendShare : rule.maxAaBlendShare) &&
+    stats.aaBlendShare <= aaLimit &&
     // Big flat areas are flat artwork (a flag, a logo), which pixel-exact tracing would make jagged;
     // a plain ground around a sprite (one flattened on white) is not the artwork's.
     stats.equalOffGroundShare < rule.maxEqualNeighbourShare &&
-    stats.hardAlphaShare >= rule.minHardAlphaShare
+    // Binary alpha, or translucency drawn in flat areas (a drop shadow, glass): not anti-aliasing.
+    (stats.hardAlphaShare >= rule.minHardAlphaShare || stats.flatTranslucentShare >= rule.minFlatTranslucentShare)
   );
 }
 
@@ -540,7 +580,7 @@ function isGrey(stats: ImageStats): boolean {
  * the image's own size, so the evidence, not the score, must decide that it is pixel art.
  */
 export function hasPixelGrid(stats: ImageStats, facts: ImageFacts): boolean {
-  return isPixelArt({ ...stats, aaBlendShare: stats.aaBlendShare / PIXEL_GRID_MARGIN }, facts);
+  return showsPixelArt(stats, facts, PIXEL_GRID_MARGIN);
 }
 
 /** hasPixelGrid allows this many times isPixelArt's anti-aliasing. */

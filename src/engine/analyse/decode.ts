@@ -4,7 +4,7 @@
 
 import sharp, { type Metadata, type Sharp } from 'sharp';
 import { EngineError } from '../types.ts';
-import { blockSize } from './classify.ts';
+import { blockSize, FEW_COLOURS } from './classify.ts';
 import { pixelWords } from './palette.ts';
 
 export type ImageFormat = 'png' | 'jpeg' | 'webp';
@@ -158,9 +158,6 @@ async function nativeGrid(
   const { data, info } = await rgbaOf(sharp(bytes, options).rotate().resize(nativeWidth, nativeHeight, { fit: 'fill', kernel: 'nearest' }));
   return { rgba: data, width: info.width, height: info.height, enlargement: blocks };
 }
-
-/** At most this many colours is a palette's worth: what an indexed PNG can hold. */
-export const FEW_COLOURS = 256;
 
 /** Whether `words` (RGBA as one word each) hold at most FEW_COLOURS values; stops at the first one over. */
 export function hasFewColours(words: Uint32Array): boolean {

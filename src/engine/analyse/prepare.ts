@@ -154,6 +154,11 @@ export interface PreparedPixels {
   silhouette?: SecondPaper;
   /** The colours a colour image was reduced to, for another size of the same image. */
   palette?: Uint32Array;
+  /**
+   * Pixel art with partly transparent pixels: the colour each was given for the tracer (key:
+   * 0xRRGGBB), and the colour and opacity its shapes are painted in.
+   */
+  translucent?: Map<number, { color: Rgb; opacity: number }>;
 }
 
 /**
@@ -383,7 +388,7 @@ export async function prepareForTracer(
     case 'sketch':
       return prepareLineArt(image, 1);
     case 'pixelart':
-      return { rgba: binariseAlpha(image.rgba) };
+      return preparePixelArt(image.rgba);
     case 'photo':
     case 'logo': {
       const colours = PALETTE_COLOURS[kind === 'photo' ? 'photo' : 'other'][colorPrecision - 1] ?? 64;
@@ -391,6 +396,99 @@ export async function prepareForTracer(
       return { rgba: binariseAlpha(quantised), palette: palette ?? paletteOf(quantised) };
     }
   }
+}
+
+/** Alpha below this (a sixteenth) is rounding noise in pixel art, not a pixel drawn: it is left clear. */
+const PIXEL_ART_MIN_ALPHA = 16;
+
+/**
+ * Pixel art for the tracer, which keys out alpha 0 and ignores the rest. Pixel art has no
+ * anti-aliasing, so every pixel that is not clear was drawn: a partly transparent one (a drop
+ * shadow, glass) is traced as a shape of its own, in a colour no other pixel has, painted
+ * afterwards in its own colour and opacity (`translucent`). Made opaque or clear at half alpha,
+ * as other kinds are, a sprite's shadow would vanish or smear.
+ */
+function preparePixelArt(rgba: Buffer): PreparedPixels {
+  const rgbAt = (p: number) => ((rgba[p] as number) << 16) | ((rgba[p + 1] as number) << 8) | (rgba[p + 2] as number);
+  let translucentPixels = false;
+  const used = new Set<number>();
+  for (let p = 0; p < rgba.length; p += 4) {
+    const alpha = rgba[p + 3] as number;
+    if (alpha === 255) used.add(rgbAt(p));
+    else if (alpha >= PIXEL_ART_MIN_ALPHA) translucentPixels = true;
+  }
+  if (!translucentPixels) return { rgba: binariseAlpha(rgba) };
+  const keyOf = new Map<number, number>();
+  const translucent = new Map<number, { color: Rgb; opacity: number }>();
+  const out = Buffer.alloc(rgba.length);
+  for (let p = 0; p < rgba.length; p += 4) {
+    const alpha = rgba[p + 3] as number;
+    if (alpha < PIXEL_ART_MIN_ALPHA) continue;
+    let key = rgbAt(p);
+    if (alpha < 255) {
+      const colour = key * 256 + alpha;
+      let assigned = keyOf.get(colour);
+      if (assigned === undefined) {
+        // The nearest colour value that no opaque pixel and no other translucent colour has.
+        assigned = key;
+        while (used.has(assigned)) assigned = (assigned + 1) & 0xffffff;
+        used.add(assigned);
+        keyOf.set(colour, assigned);
+        translucent.set(assigned, { color: { r: rgba[p] as number, g: rgba[p + 1] as number, b: rgba[p + 2] as number }, opacity: alpha / 255 });
+      }
+      key = assigned;
+    }
+    out[p] = key >> 16;
+    out[p + 1] = (key >> 8) & 0xff;
+    out[p + 2] = key & 0xff;
+    out[p + 3] = 255;
+  }
+  return { rgba: out, translucent };
+}
+
+/**
+ * Pixel art prepared with translucent pixels (preparePixelArt), split into its opaque pixels and
+ * its translucent ones. The translucent layer is opaque everywhere, its other pixels in `ground`, a
+ * colour far from every translucent pixel's: the tracer then keys nothing out, and the caller drops
+ * the ground's shape. (Left to VTracer's keying, a layer of a few red pixels came back as one red
+ * shape over the whole picture: the key colour it picked was next to theirs.)
+ */
+export function splitTranslucentPixels(rgba: Buffer, translucent: ReadonlyMap<number, unknown>): { opaque: Buffer; translucent: Buffer; ground: number } {
+  const ground = farthestColour([...translucent.keys()]);
+  const opaque = Buffer.from(rgba);
+  const layer = Buffer.from(rgba);
+  for (let p = 0; p < rgba.length; p += 4) {
+    const key = ((rgba[p] as number) << 16) | ((rgba[p + 1] as number) << 8) | (rgba[p + 2] as number);
+    if (rgba[p + 3] !== 0 && translucent.has(key)) {
+      opaque.fill(0, p, p + 4);
+    } else {
+      layer[p] = ground >> 16;
+      layer[p + 1] = (ground >> 8) & 0xff;
+      layer[p + 2] = ground & 0xff;
+      layer[p + 3] = 255;
+    }
+  }
+  return { opaque, translucent: layer, ground };
+}
+
+/** Of the corners and the middle of the RGB cube, the colour whose nearest of `colours` (0xRRGGBB) is farthest. */
+function farthestColour(colours: number[]): number {
+  const channels = (c: number) => [c >> 16, (c >> 8) & 0xff, c & 0xff] as const;
+  let best = 0;
+  let bestDistance = -1;
+  for (const candidate of [0x000000, 0xffffff, 0xff0000, 0x00ff00, 0x0000ff, 0xffff00, 0xff00ff, 0x00ffff, 0x808080]) {
+    const [r, g, b] = channels(candidate);
+    let nearest = Infinity;
+    for (const colour of colours) {
+      const [cr, cg, cb] = channels(colour);
+      nearest = Math.min(nearest, Math.abs(r - cr) + Math.abs(g - cg) + Math.abs(b - cb));
+    }
+    if (nearest > bestDistance) {
+      bestDistance = nearest;
+      best = candidate;
+    }
+  }
+  return best;
 }
 
 /**

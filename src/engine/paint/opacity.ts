@@ -1,8 +1,9 @@
 // VTracer traces with binary alpha; a shape drawn from partly transparent pixels (a shadow,
-// a glass highlight) gets its opacity back from the source alpha under it.
+// a glass highlight) gets its opacity back from the source alpha under it, or, for pixel art,
+// from the colour its translucent pixels were traced in.
 
 import type { RgbaImage } from '../analyse/prepare.ts';
-import { meanColour, shapeBox, type TracedShape } from '../geometry.ts';
+import { flat, meanColour, shapeBox, type Rgb, type TracedShape } from '../geometry.ts';
 
 /** Samples per shape at most; the mean alpha needs no more. */
 const SAMPLES_PER_SHAPE = 4096;
@@ -40,5 +41,20 @@ export function restoreOpacity(shapes: TracedShape[], image: RgbaImage): void {
     if (count === 0) continue;
     const opacity = alphaSum / count / 255;
     shape.opacity = opacity >= OPAQUE_ABOVE ? 1 : Math.round(opacity * 100) / 100;
+  }
+}
+
+/**
+ * Pixel art's translucent pixels, traced in colours of their own (prepare.ts, `translucent`): each
+ * shape of such a colour painted in the pixels' own colour and opacity.
+ */
+export function paintTranslucentPixels(shapes: TracedShape[], translucent: ReadonlyMap<number, { color: Rgb; opacity: number }>): void {
+  for (const shape of shapes) {
+    if (shape.fill.kind !== 'flat') continue;
+    const { r, g, b } = shape.fill.color;
+    const paint = translucent.get((r << 16) | (g << 8) | b);
+    if (!paint) continue;
+    shape.fill = flat(paint.color);
+    shape.opacity = Math.round(paint.opacity * 1000) / 1000;
   }
 }

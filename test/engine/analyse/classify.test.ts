@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import sharp from 'sharp';
-import { blockScale, blockSize, CLASSIFY_PIXELS, classifyImage, doubtfulAlternative, measureImage, RULES, type ImageStats } from '../../../src/engine/analyse/classify.ts';
+import { blockScale, blockSize, CLASSIFY_PIXELS, classifyImage, doubtfulAlternative, hasPixelGrid, measureImage, RULES, type ImageStats } from '../../../src/engine/analyse/classify.ts';
 import { renderSvg } from '../../../src/engine/check/render.ts';
 import { resolveCurveMode } from '../../../src/engine/trace/vtracer.ts';
 import { convertImage } from '../../../src/engine/convert.ts';
@@ -11,7 +11,7 @@ import { DEFAULT_PARAMS } from '../../../src/engine/params.ts';
 import { corpusImage } from '../corpus.ts';
 import { decodeImage } from '../../../src/engine/analyse/decode.ts';
 import { fitToPixels, WORKING_PIXELS } from '../../../src/engine/analyse/prepare.ts';
-import { antiAliasedIcon, flatIllustrationJpeg, gradientEmoji, greyscalePhoto, handwritingPath, handwrittenLetter, letterOnMount, pixelSprite, renderSvg as renderFixture } from '../fixtures.ts';
+import { antiAliasedIcon, flatIllustrationJpeg, gradientEmoji, greyscalePhoto, handwritingPath, handwrittenLetter, letterOnMount, pixelSprite, pixelSpriteWithShadow, renderSvg as renderFixture } from '../fixtures.ts';
 
 const LIMITS = { maxInputPixels: 100_000_000 };
 
@@ -367,6 +367,46 @@ test('fail-safe: a nearest-neighbour enlargement is evidence of pixels as a stor
   assert.ok(stats.aaBlendShare > RULES.pixelArt.maxAaBlendShare && stats.aaBlendShare <= RULES.pixelArt.maxIndexedAaBlendShare, `aaBlendShare ${stats.aaBlendShare}`);
   assert.deepEqual([stats.blockWidth, stats.blockHeight], [3, 3]);
   assert.equal(await chosenKind(enlarged), 'pixelart');
+});
+
+test('fail-safe: pixel art re-saved as RGB at its own size keeps its evidence in its palette\'s worth of colours; anti-aliased artwork of as few colours does not pass', async () => {
+  const title = corpusImage('wide/pixelart/freedoom_titlepic_320x200.png');
+  const resaved = await sharp(title).flatten({ background: '#ffffff' }).png({ palette: false }).toBuffer();
+  assert.equal((await sharp(resaved).metadata()).isPalette, false, 'saved as RGB, not indexed');
+  const decoded = await decodeImage(resaved, { maxInputPixels: LIMITS.maxInputPixels, maxWorkingPixels: 2_000_000 });
+  assert.equal(decoded.fewColours, true);
+  const stats = await statsOf(resaved);
+  assert.ok(stats.aaBlendShare > RULES.pixelArt.maxAaBlendShare && stats.aaBlendShare <= RULES.pixelArt.maxIndexedAaBlendShare, `aaBlendShare ${stats.aaBlendShare}`);
+  assert.equal(classifyImage(stats, { ...decoded, fewColours: false }), 'logo', 'without the count, its shading reads as anti-aliasing');
+  assert.equal(await chosenKind(resaved), 'pixelart');
+  // A 32 px emoji flattened on white holds as few colours, but blends its edges in shades of their own.
+  const emoji = await sharp(corpusImage('upscale/emoji32/emoji_u1f381.png')).flatten({ background: '#ffffff' }).png({ palette: false }).toBuffer();
+  const emojiDecoded = await decodeImage(emoji, { maxInputPixels: LIMITS.maxInputPixels, maxWorkingPixels: 2_000_000 });
+  assert.equal(emojiDecoded.fewColours, true);
+  const emojiStats = await statsOf(emoji);
+  assert.ok(emojiStats.aaBlendShare > RULES.pixelArt.maxIndexedAaBlendShare, `aaBlendShare ${emojiStats.aaBlendShare}`);
+  assert.equal(classifyImage(emojiStats, emojiDecoded), 'logo');
+  // The self-check's evidence of a pixel grid widens the palette's allowance for indexed sources
+  // only: blends a little over it pass as an indexed source, not as a re-saved one.
+  const justOver = { ...emojiStats, aaBlendShare: RULES.pixelArt.maxIndexedAaBlendShare * 1.25 };
+  assert.equal(hasPixelGrid(justOver, emojiDecoded), false);
+  assert.equal(hasPixelGrid(justOver, { ...emojiDecoded, palette: true, fewColours: false }), true);
+});
+
+test('fail-safe: a sprite with a translucent drop shadow is pixel art, its shadow traced at its own opacity over nothing', async () => {
+  const sprite = await pixelSpriteWithShadow(40, 5);
+  const stats = await statsOf(sprite);
+  assert.ok(stats.hardAlphaShare < RULES.pixelArt.minHardAlphaShare, `hard alpha ${stats.hardAlphaShare}: the shadow steps 0 → 96 → 255`);
+  assert.ok(stats.flatTranslucentShare >= RULES.pixelArt.minFlatTranslucentShare, `flat translucency ${stats.flatTranslucentShare}`);
+  const result = await convertImage({ image: sprite, params: DEFAULT_PARAMS }, LIMITS);
+  assert.deepEqual(result.chosen, { mode: 'pixelart', curveMode: 'none' });
+  assert.match(result.svg, /fill="#000000" fill-opacity="0\.376"/, 'the shadow in its colour and opacity');
+  // Nothing is stacked under the shadow: drawn, it is the source exactly.
+  assert.ok(result.fidelity >= 0.99, `fidelity ${result.fidelity}`);
+  // Anti-aliasing is a rim a pixel wide: its alphas are not flat areas.
+  const icon = await statsOf(await antiAliasedIcon(64));
+  assert.ok(icon.flatTranslucentShare < RULES.pixelArt.minFlatTranslucentShare, `icon's flat translucency ${icon.flatTranslucentShare}`);
+  assert.ok(icon.partialAlphaShare > 0);
 });
 
 test('fail-safe: a small glyph on white is never ink; a colour glyph keeps its colour', async () => {

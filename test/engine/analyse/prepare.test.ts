@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import sharp from 'sharp';
-import { countBoundaries, countRegions, DENSE_ARTWORK_GROWTH, fitToPixels, mergeSpecks, prepareWithinBudget, WORKING_PIXELS } from '../../../src/engine/analyse/prepare.ts';
+import { countBoundaries, countRegions, DENSE_ARTWORK_GROWTH, fitToPixels, mergeSpecks, prepareForTracer, prepareWithinBudget, splitTranslucentPixels, WORKING_PIXELS } from '../../../src/engine/analyse/prepare.ts';
 import { croppedSvg } from '../../../src/engine/check/render.ts';
 import { convertImage } from '../../../src/engine/convert.ts';
 import { DEFAULT_PARAMS } from '../../../src/engine/params.ts';
@@ -40,6 +40,31 @@ function rows(rgba: Buffer, width: number): string[] {
   for (let i = 0; i < rgba.length; i += 4) letters.push(String.fromCharCode(rgba.readUInt32LE(i) & 0xff));
   return Array.from({ length: letters.length / width }, (_, y) => letters.slice(y * width, (y + 1) * width).join(''));
 }
+
+test('pixel art: translucent pixels get tracer colours of their own, one per colour and alpha, apart from every opaque colour', async () => {
+  // Black opaque, black at two alphas, clear, and a faint red under a sixteenth (rounding noise).
+  const rgba = Buffer.from([0, 0, 0, 255, 0, 0, 0, 96, 0, 0, 0, 96, 0, 0, 0, 200, 9, 9, 9, 0, 255, 0, 0, 14]);
+  const prepared = await prepareForTracer({ rgba, width: 6, height: 1 }, 'pixelart', 6);
+  const key = (i: number) => ((prepared.rgba[i * 4] as number) << 16) | ((prepared.rgba[i * 4 + 1] as number) << 8) | (prepared.rgba[i * 4 + 2] as number);
+  assert.deepEqual([...prepared.rgba.filter((_, i) => i % 4 === 3)], [255, 255, 255, 255, 0, 0], 'every drawn pixel opaque for the tracer, clear and faint ones keyed out');
+  assert.equal(key(0), 0, 'opaque pixels keep their colour');
+  assert.equal(key(1), key(2), 'one colour and alpha, one tracer colour');
+  assert.equal(new Set([key(0), key(1), key(3)]).size, 3);
+  assert.deepEqual(prepared.translucent?.get(key(1)), { color: { r: 0, g: 0, b: 0 }, opacity: 96 / 255 });
+  assert.deepEqual(prepared.translucent?.get(key(3)), { color: { r: 0, g: 0, b: 0 }, opacity: 200 / 255 });
+  const layers = splitTranslucentPixels(prepared.rgba, prepared.translucent ?? new Map());
+  assert.deepEqual([...layers.opaque.filter((_, i) => i % 4 === 3)], [255, 0, 0, 0, 0, 0]);
+  // The translucent layer keys nothing out: the other pixels are in a ground colour far from its own.
+  assert.deepEqual([...layers.translucent.filter((_, i) => i % 4 === 3)], [255, 255, 255, 255, 255, 255]);
+  const layerKey = (i: number) => ((layers.translucent[i * 4] as number) << 16) | ((layers.translucent[i * 4 + 1] as number) << 8) | (layers.translucent[i * 4 + 2] as number);
+  assert.deepEqual([0, 4, 5].map(layerKey), [layers.ground, layers.ground, layers.ground]);
+  assert.deepEqual([1, 2, 3].map(layerKey), [key(1), key(2), key(3)]);
+  assert.equal(layers.ground, 0xffffff, 'white is the farthest from the near-black keys');
+  // Without translucent pixels the image is only keyed, as before.
+  const opaque = await prepareForTracer({ rgba: Buffer.from([1, 2, 3, 255, 4, 5, 6, 0]), width: 2, height: 1 }, 'pixelart', 6);
+  assert.equal(opaque.translucent, undefined);
+  assert.deepEqual([...opaque.rgba], [1, 2, 3, 255, 0, 0, 0, 0]);
+});
 
 test('mergeSpecks gives specks the nearest colour around them and keeps larger areas', () => {
   // 'b' (98) is a lone pixel between 'a' (97) and 'z' (122): it joins 'a'. The 'yy' pair joins
