@@ -471,7 +471,10 @@ export function splitTranslucentPixels(rgba: Buffer, translucent: ReadonlyMap<nu
   return { opaque, translucent: layer, ground };
 }
 
-/** Of the corners and the middle of the RGB cube, the colour whose nearest of `colours` (0xRRGGBB) is farthest. */
+/**
+ * Of the corners and the middle of the RGB cube, the colour whose nearest of `colours` (0xRRGGBB)
+ * is farthest; should all nine be among them, the next value none of them is.
+ */
 function farthestColour(colours: number[]): number {
   const channels = (c: number) => [c >> 16, (c >> 8) & 0xff, c & 0xff] as const;
   let best = 0;
@@ -488,6 +491,8 @@ function farthestColour(colours: number[]): number {
       best = candidate;
     }
   }
+  const taken = new Set(colours);
+  while (taken.has(best)) best = (best + 1) & 0xffffff;
   return best;
 }
 
