@@ -570,6 +570,15 @@ function enhanceSection(rows: EnhanceRow[]): string[] {
   ];
 }
 
+/** One scope's times on one console line (the time table's figures, for runs without baselines). */
+export function timeLine(scope: Scope, t: TimeFigures): string {
+  return (
+    `time      ${SCOPE_TITLES[scope]}: ${t.images} images, mean ${t.meanMs.toFixed(0)} ms, p95 ${t.p95Ms.toFixed(0)} ms, ` +
+    `max ${t.maxMs.toFixed(0)} ms (${t.slowest}); ≤ ${SMALL_SIDE} px: ${t.smallImages}, median ${fixed(t.smallMedianMs, 0)} ms; ` +
+    `retraced ${t.retraced} of ${t.checked}, ${(t.retraceMs / 1000).toFixed(1)} s of ${(t.totalMs / 1000).toFixed(1)} s`
+  );
+}
+
 /** The hold-out part's kinds in aggregate: how many `auto` got as labelled, the wrong ones by label and pick. */
 export function holdoutKinds(holdout: ImageRow[]): string {
   const wrong = holdout.filter((row) => !kindAgrees(row));

@@ -11,7 +11,8 @@
 //   npm run bench -- --only fox            images whose name contains "fox" (corpus and tune part)
 //   npm run bench -- --set tune --only small/   combinable
 //   npm run bench -- --gallery-only        only the gallery's images; rewrites docs/gallery/
-//   npm run bench -- --ours-only           no baselines (and no targets): the engine's figures alone
+//   npm run bench -- --ours-only           no baselines (and no targets): the engine's figures alone,
+//                                          each part's times and the hold-out part's kinds in aggregate
 //   npm run bench -- --reveal-holdout      also names hold-out images on the console (never in docs):
 //                                          for the final check from outside, not while tuning
 //   npm run bench -- --dir PATH            a held-out set laid out like the corpus (bash
@@ -25,7 +26,7 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { argumentValue, CORPUS_DIR, HELD_OUT_DIR, listCorpus, readKindsManifest, SHARED_CORPUS_DIR } from './corpus.ts';
-import { holdoutKinds, method, printImageRow, printRobustness, printSummary, resultSections, type EnhanceRow, type Results, type SplitCounts } from './engine-report.ts';
+import { holdoutKinds, method, printImageRow, printRobustness, printSummary, resultSections, timeLine, type EnhanceRow, type Results, type SplitCounts } from './engine-report.ts';
 import { galleryBytes, GALLERY_DIR, readGalleryList, writeGallery } from './gallery.ts';
 import { COMPARE_MAX_SIDE, corpusImages, corpusManifestGaps, measureImage, wideImages, type ImageRow, type SetImage } from './images.ts';
 import { inkTargets, measureInk, printInkRow, type InkRow } from './ink.ts';
@@ -196,13 +197,6 @@ async function main(): Promise<void> {
     console.log(`wrote ${written.sheets} sheets (${(written.bytes / 1e6).toFixed(1)} MB; docs/gallery/ ${(galleryBytes() / 1e6).toFixed(1)} MB in all) to ${GALLERY_DIR}`);
     if (options.galleryOnly) return;
   }
-  if (!options.baselines) {
-    // Kinds need no baseline: the hold-out part's figure is printed in aggregate all the same.
-    const holdout = rows.filter((row) => row.image.part === 'holdout');
-    if (holdout.length) console.log(holdoutKinds(holdout));
-    return;
-  }
-
   // A union scope is shown only when it adds something: wide/ with both parts, both sets with both.
   const has = (scope: Scope): boolean => rowsOf(rows, scope).length > 0;
   const scopes: Scope[] = (['corpus', 'tune', 'holdout', 'wide', 'all'] as const).filter((scope) =>
@@ -211,6 +205,13 @@ async function main(): Promise<void> {
   const time: Partial<Record<Scope, TimeFigures>> = {};
   for (const scope of scopes) time[scope] = timeFigures(rowsOf(rows, scope));
   time.all ??= timeFigures(rows);
+  if (!options.baselines) {
+    // Kinds and times need no baseline: the hold-out part's kinds are printed in aggregate all the same.
+    const holdout = rows.filter((row) => row.image.part === 'holdout');
+    if (holdout.length) console.log(holdoutKinds(holdout));
+    for (const scope of scopes) console.log(timeLine(scope, time[scope] as TimeFigures));
+    return;
+  }
   const corpusOnly: Target[] = [...corpusTargets(rows), ...inkTargets(inkRows), ...upscaleTargets(upscaleRows)];
   const results: Results = {
     rows,
