@@ -444,7 +444,7 @@ async function traceWorking(
   let shapes: TracedShape[];
   try {
     shapes = parseTracerSvg(tracerSvg, STRAIGHT_TOLERANCE);
-    if (translucentSvg && layers) shapes = [...withoutColour(parseTracerSvg(translucentSvg, STRAIGHT_TOLERANCE), layers.ground), ...shapes];
+    if (translucentSvg && prepared.translucent) shapes = [...paintTranslucentPixels(parseTracerSvg(translucentSvg, STRAIGHT_TOLERANCE), prepared.translucent), ...shapes];
   } catch (error) {
     throw new EngineError('engine_failed', `the tracer wrote unreadable SVG: ${error instanceof Error ? error.message : String(error)}`);
   }
@@ -453,11 +453,9 @@ async function traceWorking(
   const rounded = roundsPolygons(params.curveMode, kind, workingScale);
   if (rounded) roundPolygons(shapes, prepared);
   // Line art is opaque ink in the ink's colour, on one or two papers; colour shapes get their
-  // opacity back (pixel art's translucent pixels were traced in colours of their own: each is
-  // painted in its colour and opacity).
+  // opacity back (pixel art's translucent pixels were painted in theirs above).
   if (kind === 'sketch') shapes = await paintLineArt(shapes, prepared, sketchUpscale, config, STRAIGHT_TOLERANCE);
-  if (prepared.translucent) paintTranslucentPixels(shapes, prepared.translucent);
-  else if (kind !== 'sketch' && stats.partialAlphaShare > 0.005) restoreOpacity(shapes, await resizeTo(source, prepared.width, prepared.height));
+  if (kind !== 'sketch' && !prepared.translucent && stats.partialAlphaShare > 0.005) restoreOpacity(shapes, await resizeTo(source, prepared.width, prepared.height));
   // A photo's large smooth areas: gradients in place of the palette's bands (paint/shading.ts).
   if (kind === 'photo') await shadeLargeShapes(shapes, source, prepared.width, prepared.height);
   if (kind === 'sketch' && spot) {
@@ -470,11 +468,6 @@ async function traceWorking(
 /** Rounded outlines (trace/rounded.ts) for a photo traced this much coarser than its output, unless polygons were asked for. */
 function roundsPolygons(asked: CurveMode, kind: ImageKind, workingScale: number): boolean {
   return asked === 'auto' && kind === 'photo' && workingScale < ROUND_BELOW_SCALE;
-}
-
-/** The shapes not painted in `colour` (0xRRGGBB, flat). */
-function withoutColour(shapes: TracedShape[], colour: number): TracedShape[] {
-  return shapes.filter(({ fill }) => fill.kind !== 'flat' || ((fill.color.r << 16) | (fill.color.g << 8) | fill.color.b) !== colour);
 }
 
 /** The tracer alone at its defaults (plainTracerConfig), transparency keyed out and partial opacity restored as on the other paths. */

@@ -409,12 +409,11 @@ const PIXEL_ART_MIN_ALPHA = 16;
  * as other kinds are, a sprite's shadow would vanish or smear.
  */
 function preparePixelArt(rgba: Buffer): PreparedPixels {
-  const rgbAt = (p: number) => ((rgba[p] as number) << 16) | ((rgba[p + 1] as number) << 8) | (rgba[p + 2] as number);
   let translucentPixels = false;
   const used = new Set<number>();
   for (let p = 0; p < rgba.length; p += 4) {
     const alpha = rgba[p + 3] as number;
-    if (alpha === 255) used.add(rgbAt(p));
+    if (alpha === 255) used.add(rgbAt(rgba, p));
     else if (alpha >= PIXEL_ART_MIN_ALPHA) translucentPixels = true;
   }
   if (!translucentPixels) return { rgba: binariseAlpha(rgba) };
@@ -424,7 +423,7 @@ function preparePixelArt(rgba: Buffer): PreparedPixels {
   for (let p = 0; p < rgba.length; p += 4) {
     const alpha = rgba[p + 3] as number;
     if (alpha < PIXEL_ART_MIN_ALPHA) continue;
-    let key = rgbAt(p);
+    let key = rgbAt(rgba, p);
     if (alpha < 255) {
       const colour = key * 256 + alpha;
       let assigned = keyOf.get(colour);
@@ -446,20 +445,25 @@ function preparePixelArt(rgba: Buffer): PreparedPixels {
   return { rgba: out, translucent };
 }
 
+/** The colour of the pixel at byte `p` of an RGBA buffer as 0xRRGGBB. */
+function rgbAt(rgba: Buffer, p: number): number {
+  return ((rgba[p] as number) << 16) | ((rgba[p + 1] as number) << 8) | (rgba[p + 2] as number);
+}
+
 /**
  * Pixel art prepared with translucent pixels (preparePixelArt), split into its opaque pixels and
  * its translucent ones. The translucent layer is opaque everywhere, its other pixels in `ground`, a
- * colour far from every translucent pixel's: the tracer then keys nothing out, and the caller drops
- * the ground's shape. (Left to VTracer's keying, a layer of a few red pixels came back as one red
- * shape over the whole picture: the key colour it picked was next to theirs.)
+ * colour far from every translucent pixel's: the tracer then keys nothing out, and the ground's
+ * shape is dropped when the layer is painted (paint/opacity.ts, paintTranslucentPixels). Left to
+ * VTracer's keying, a layer of a few red pixels came back as one red shape over the whole picture:
+ * the key colour it picked was next to theirs.
  */
 export function splitTranslucentPixels(rgba: Buffer, translucent: ReadonlyMap<number, unknown>): { opaque: Buffer; translucent: Buffer; ground: number } {
   const ground = farthestColour([...translucent.keys()]);
   const opaque = Buffer.from(rgba);
   const layer = Buffer.from(rgba);
   for (let p = 0; p < rgba.length; p += 4) {
-    const key = ((rgba[p] as number) << 16) | ((rgba[p + 1] as number) << 8) | (rgba[p + 2] as number);
-    if (rgba[p + 3] !== 0 && translucent.has(key)) {
+    if (rgba[p + 3] !== 0 && translucent.has(rgbAt(rgba, p))) {
       opaque.fill(0, p, p + 4);
     } else {
       layer[p] = ground >> 16;

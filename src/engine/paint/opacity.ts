@@ -45,16 +45,15 @@ export function restoreOpacity(shapes: TracedShape[], image: RgbaImage): void {
 }
 
 /**
- * Pixel art's translucent pixels, traced in colours of their own (prepare.ts, `translucent`): each
- * shape of such a colour painted in the pixels' own colour and opacity.
+ * The shapes of pixel art's translucent layer, traced in colours of their own (prepare.ts,
+ * `translucent`, `splitTranslucentPixels`), each painted in its pixels' own colour and opacity;
+ * a shape of any other colour (the layer's ground) is left out.
  */
-export function paintTranslucentPixels(shapes: TracedShape[], translucent: ReadonlyMap<number, { color: Rgb; opacity: number }>): void {
-  for (const shape of shapes) {
-    if (shape.fill.kind !== 'flat') continue;
+export function paintTranslucentPixels(shapes: TracedShape[], translucent: ReadonlyMap<number, { color: Rgb; opacity: number }>): TracedShape[] {
+  return shapes.flatMap((shape) => {
+    if (shape.fill.kind !== 'flat') return [];
     const { r, g, b } = shape.fill.color;
     const paint = translucent.get((r << 16) | (g << 8) | b);
-    if (!paint) continue;
-    shape.fill = flat(paint.color);
-    shape.opacity = Math.round(paint.opacity * 1000) / 1000;
-  }
+    return paint ? [{ ...shape, fill: flat(paint.color), opacity: Math.round(paint.opacity * 1000) / 1000 }] : [];
+  });
 }

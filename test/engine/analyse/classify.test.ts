@@ -9,7 +9,7 @@ import { resolveCurveMode } from '../../../src/engine/trace/vtracer.ts';
 import { convertImage } from '../../../src/engine/convert.ts';
 import { DEFAULT_PARAMS } from '../../../src/engine/params.ts';
 import { corpusImage } from '../corpus.ts';
-import { decodeImage } from '../../../src/engine/analyse/decode.ts';
+import { decodeImage, type DecodedImage } from '../../../src/engine/analyse/decode.ts';
 import { fitToPixels, WORKING_PIXELS } from '../../../src/engine/analyse/prepare.ts';
 import { antiAliasedIcon, flatIllustrationJpeg, gradientEmoji, greyscalePhoto, handwritingPath, handwrittenLetter, letterOnMount, pixelSprite, pixelSpriteWithShadow, renderSvg as renderFixture } from '../fixtures.ts';
 
@@ -17,6 +17,13 @@ const LIMITS = { maxInputPixels: 100_000_000 };
 
 async function chosenKind(image: Buffer): Promise<string> {
   return (await convertImage({ image, params: DEFAULT_PARAMS }, LIMITS)).chosen.mode;
+}
+
+/** A corpus image flattened on white and saved as RGB, without a palette, and its decode at the first PNG size. */
+async function resavedAsRgb(file: string): Promise<{ bytes: Buffer; decoded: DecodedImage }> {
+  const bytes = await sharp(corpusImage(file)).flatten({ background: '#ffffff' }).png({ palette: false }).toBuffer();
+  assert.equal((await sharp(bytes).metadata()).isPalette, false, 'saved as RGB, not indexed');
+  return { bytes, decoded: await decodeImage(bytes, { maxInputPixels: LIMITS.maxInputPixels, maxWorkingPixels: 2_000_000 }) };
 }
 
 /** The statistics of an image small enough to be measured whole, as the classifier measures it. */
@@ -370,18 +377,14 @@ test('fail-safe: a nearest-neighbour enlargement is evidence of pixels as a stor
 });
 
 test('fail-safe: pixel art re-saved as RGB at its own size keeps its evidence in its palette\'s worth of colours; anti-aliased artwork of as few colours does not pass', async () => {
-  const title = corpusImage('wide/pixelart/freedoom_titlepic_320x200.png');
-  const resaved = await sharp(title).flatten({ background: '#ffffff' }).png({ palette: false }).toBuffer();
-  assert.equal((await sharp(resaved).metadata()).isPalette, false, 'saved as RGB, not indexed');
-  const decoded = await decodeImage(resaved, { maxInputPixels: LIMITS.maxInputPixels, maxWorkingPixels: 2_000_000 });
+  const { bytes: resaved, decoded } = await resavedAsRgb('wide/pixelart/freedoom_titlepic_320x200.png');
   assert.equal(decoded.fewColours, true);
   const stats = await statsOf(resaved);
   assert.ok(stats.aaBlendShare > RULES.pixelArt.maxAaBlendShare && stats.aaBlendShare <= RULES.pixelArt.maxIndexedAaBlendShare, `aaBlendShare ${stats.aaBlendShare}`);
   assert.equal(classifyImage(stats, { ...decoded, fewColours: false }), 'logo', 'without the count, its shading reads as anti-aliasing');
   assert.equal(await chosenKind(resaved), 'pixelart');
   // A 32 px emoji flattened on white holds as few colours, but blends its edges in shades of their own.
-  const emoji = await sharp(corpusImage('upscale/emoji32/emoji_u1f381.png')).flatten({ background: '#ffffff' }).png({ palette: false }).toBuffer();
-  const emojiDecoded = await decodeImage(emoji, { maxInputPixels: LIMITS.maxInputPixels, maxWorkingPixels: 2_000_000 });
+  const { bytes: emoji, decoded: emojiDecoded } = await resavedAsRgb('upscale/emoji32/emoji_u1f381.png');
   assert.equal(emojiDecoded.fewColours, true);
   const emojiStats = await statsOf(emoji);
   assert.ok(emojiStats.aaBlendShare > RULES.pixelArt.maxIndexedAaBlendShare, `aaBlendShare ${emojiStats.aaBlendShare}`);
@@ -417,10 +420,7 @@ test('fail-safe: a small glyph on white is never ink; a colour glyph keeps its c
 });
 
 test('fail-safe: a dense palette map saved without its palette is still flat colour: few colours at its own size decide, not the blended sample', async () => {
-  const stored = corpusImage('edge/palette_zune_2048x2253.png');
-  const flattened = await sharp(stored).flatten({ background: '#ffffff' }).png({ palette: false }).toBuffer();
-  assert.equal((await sharp(flattened).metadata()).isPalette, false, 'saved as RGB, not indexed');
-  const decoded = await decodeImage(flattened, { maxInputPixels: LIMITS.maxInputPixels, maxWorkingPixels: 2_000_000 });
+  const { bytes: flattened, decoded } = await resavedAsRgb('edge/palette_zune_2048x2253.png');
   assert.equal(decoded.palette, false);
   assert.equal(decoded.fewColours, true, 'the rows read at full size hold a palette\'s worth of colours');
   const sample = await fitToPixels(decoded, CLASSIFY_PIXELS);
