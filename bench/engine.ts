@@ -13,6 +13,9 @@
 //   npm run bench -- --gallery-only        only the gallery's images; rewrites docs/gallery/
 //   npm run bench -- --ours-only           no baselines (and no targets): the engine's figures alone,
 //                                          each part's times and the hold-out part's kinds in aggregate
+//   npm run bench -- --save PATH           also saves each image's figures (bench/changed.ts)
+//   npm run bench -- --against PATH        what changed since a saved run: the corpus and the tune
+//                                          part image by image, the hold-out part in aggregate
 //   npm run bench -- --reveal-holdout      also names hold-out images on the console (never in docs):
 //                                          for the final check from outside, not while tuning
 //   npm run bench -- --dir PATH            a held-out set laid out like the corpus (bash
@@ -30,6 +33,7 @@ import { holdoutKinds, method, printImageRow, printRobustness, printSummary, res
 import { galleryBytes, GALLERY_DIR, readGalleryList, writeGallery } from './gallery.ts';
 import { COMPARE_MAX_SIDE, corpusImages, corpusManifestGaps, measureImage, wideImages, type ImageRow, type SetImage } from './images.ts';
 import { inkTargets, measureInk, printInkRow, type InkRow } from './ink.ts';
+import { changeLines, saveRows } from './changed.ts';
 import { compareSize, convertWithService, potraceAvailable, Reference } from './measure.ts';
 import { printTargets, type Target } from './figures.ts';
 import { REPORT_PATH, writeReportSection, writeReportTop } from './report.ts';
@@ -51,6 +55,8 @@ interface Options {
   galleryOnly: boolean;
   baselines: boolean;
   revealHoldout: boolean;
+  save?: string;
+  against?: string;
 }
 
 function readOptions(): Options {
@@ -62,6 +68,8 @@ function readOptions(): Options {
     galleryOnly: process.argv.includes('--gallery-only'),
     baselines: !process.argv.includes('--ours-only'),
     revealHoldout: process.argv.includes('--reveal-holdout'),
+    save: argumentValue('--save'),
+    against: argumentValue('--against'),
   };
 }
 
@@ -175,6 +183,9 @@ async function main(): Promise<void> {
     }
     if (!galleryFiles.has(image.file)) delete row.svg;
   }
+
+  if (options.save) saveRows(options.save, rows);
+  if (options.against) for (const line of changeLines(options.against, rows)) console.log(line);
 
   const upscaleRows: UpscaleRow[] = [];
   const upscaleSkipped: string[] = [];
