@@ -6,7 +6,7 @@ import { blockSize, CLASSIFY_PIXELS, classifyImage, doubtfulAlternative, type Do
 import { decodeImage, sniffFormat, type DecodedImage } from './analyse/decode.ts';
 import { enhanceInput, fitToPixels, DECODE_PIXELS, prepareWithinBudget, resizeTo, sketchUpscaleFactor, splitTranslucentPixels, workingPixelsFor, WORKING_PIXELS, type RgbaImage } from './analyse/prepare.ts';
 import type { CurveMode, TraceParams } from './params.ts';
-import { traceArtwork, type ArtworkTrace } from './trace/artwork.ts';
+import { SECOND_OPINION_SEGMENT_PIXELS, traceArtwork, type ArtworkTrace } from './trace/artwork.ts';
 import { type Rgb, type TracedShape, type VectorImage, withoutDegenerateSubpaths, withStraightLines } from './geometry.ts';
 import { fitInkOutlines, fitsInkOutlines, joinDiagonalInk, paintLineArt, spotColourLineArt } from './trace/line-art.ts';
 import { parseTracerSvg } from './trace/tracer-output.ts';
@@ -310,7 +310,7 @@ async function attempt(image: AnalysedImage, plan: TracePlan, params: TraceParam
     ? await traceCenterlineWorking(working, planned, decoded, spot)
     : spot && kind !== 'sketch'
       ? await traceSpotColourWorking(working, kind, planned, decoded, spot)
-      : await traceWorking(working, kind, planned, decoded, image.stats, mayBeArtwork(image, kind), spot, plan.path);
+      : await traceWorking(working, kind, planned, decoded, image.stats, mayBeArtwork(image, kind), spot, plan.path, segmentPixelsFor(image, kind));
   const facts = { kind, curveMode: traced.curveMode, tracedScale: traced.width / decoded.originalWidth, pixelGrid: hasPixelGrid(image.stats, image.first) };
   const written = writeOutput(traced, decoded, kind, params);
   const check = checkSvg(written.svg, reference, facts);
@@ -403,12 +403,13 @@ async function traceWorking(
   decoded: DecodedImage,
   stats: ImageStats,
   denseAsArtwork: boolean,
-  spot?: SpotColourRequest,
-  path?: TracePlan['path'],
+  spot: SpotColourRequest | undefined,
+  path: TracePlan['path'],
+  segmentPixels: number | undefined,
 ): Promise<TracedPicture> {
   if (kind === 'logo' && path !== 'palette') {
     const curveMode = resolveCurveMode(params.curveMode, 'logo');
-    const artwork = await traceArtworkOrFail(working, params, curveMode);
+    const artwork = await traceArtworkOrFail(working, params, curveMode, segmentPixels);
     if (artwork) return { ...artwork, curveMode, regions: true };
   }
   const native = working.width === decoded.originalWidth;
@@ -465,6 +466,11 @@ async function traceWorking(
   return { shapes, width: prepared.width, height: prepared.height, background: prepared.background, curveMode: rounded ? 'spline' : curveMode, upscale: sketchUpscale };
 }
 
+/** The artwork path's segmentation grid: a logo trace as another kind's second opinion keeps the coarser one (trace/artwork.ts). */
+function segmentPixelsFor(image: AnalysedImage, kind: ImageKind): number | undefined {
+  return kind === 'logo' && image.kind !== 'logo' ? SECOND_OPINION_SEGMENT_PIXELS : undefined;
+}
+
 /** Rounded outlines (trace/rounded.ts) for a photo traced this much coarser than its output, unless polygons were asked for. */
 function roundsPolygons(asked: CurveMode, kind: ImageKind, workingScale: number): boolean {
   return asked === 'auto' && kind === 'photo' && workingScale < ROUND_BELOW_SCALE;
@@ -515,9 +521,9 @@ async function traceCenterlineWorking(working: RgbaImage, params: TraceParams, d
   return { shapes, width: traced.width, height: traced.height, curveMode, upscale: traced.upscale };
 }
 
-async function traceArtworkOrFail(working: RgbaImage, params: TraceParams, curveMode: ResolvedCurveMode): Promise<ArtworkTrace | null> {
+async function traceArtworkOrFail(working: RgbaImage, params: TraceParams, curveMode: ResolvedCurveMode, segmentPixels?: number): Promise<ArtworkTrace | null> {
   try {
-    return await traceArtwork(working, params, curveMode);
+    return await traceArtwork(working, params, curveMode, undefined, segmentPixels);
   } catch (error) {
     throw new EngineError('engine_failed', `the tracer failed: ${error instanceof Error ? error.message : String(error)}`);
   }

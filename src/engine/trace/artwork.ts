@@ -22,8 +22,30 @@ import { regionMapTracerConfig, runTracer, type ResolvedCurveMode } from './vtra
 import { parseTracerSvg } from './tracer-output.ts';
 import { OPAQUE_ABOVE, upsampleLabels } from '../segment/upsample.ts';
 
-/** The image is segmented at this many pixels at most. */
-export const SEGMENT_PIXELS = 160_000;
+/**
+ * The image is segmented at this many pixels at most, and artwork larger than this goes the artwork
+ * path only with enough gradients (LARGE_GRADIENT_SHARE): the most pixels at which the traced grid
+ * (FINE_PIXELS) stays twice as fine. At 160 000 (until the engine's third round) artwork of
+ * 0.16–0.4 MP was either segmented on a reduced grid, which blends away lines a pixel or two wide
+ * (a gopher's lightning over a white glow, a penguin's eyes), or, when flat, traced from its
+ * palette, whose pixel outlines are ragged at the size it is shown at (512 px emoji and logos).
+ * Figures in docs/decisions.md.
+ */
+export const SEGMENT_PIXELS = 400_000;
+/**
+ * A logo trace that is another kind's second opinion (a photograph's doubt, a retrace of ink or
+ * pixel art as artwork) keeps the grid SEGMENT_PIXELS had before: it is there to catch flat
+ * artwork the classifier missed, which wins by far on the coarser grid too, and the finer one
+ * only made it slower and closer to a photograph's trace (docs/decisions.md).
+ */
+export const SECOND_OPINION_SEGMENT_PIXELS = 160_000;
+/**
+ * Artwork larger than this is asked whether it is dense (a map, a chart: traced from its palette).
+ * Smaller, no statistic tried tells a small map from a clean logo of its size, and the self-check
+ * decides (palettePlan in check/retrace.ts): a tune-part map of 0.26 MP asked nothing took 3.4 s
+ * by its regions (0.795) before its palette trace won (0.847), 1.4 s in all when asked.
+ */
+const DENSE_ABOVE_PIXELS = 160_000;
 /**
  * An image larger than the segmentation grid goes the artwork path only when at least this share
  * of it is gradient: flat artwork that large is traced better from its palette at full working size
@@ -79,8 +101,8 @@ export interface ArtworkTrace {
  * The grid an image is segmented on (at most SEGMENT_PIXELS), and how many times finer the
  * traced grid is (about FINE_PIXELS in all), and whether the image is an icon (at most ICON_SIDE).
  */
-export function artworkGrid(width: number, height: number): { width: number; height: number; factor: number; icon: boolean } {
-  const shrink = Math.min(1, Math.sqrt(SEGMENT_PIXELS / (width * height)));
+export function artworkGrid(width: number, height: number, segmentPixels = SEGMENT_PIXELS): { width: number; height: number; factor: number; icon: boolean } {
+  const shrink = Math.min(1, Math.sqrt(segmentPixels / (width * height)));
   const segmentWidth = Math.max(1, Math.round(width * shrink));
   const segmentHeight = Math.max(1, Math.round(height * shrink));
   const icon = Math.max(width, height) <= ICON_SIDE;
@@ -377,10 +399,8 @@ function gradientShare(segmentation: Segmentation, paints: RegionPaint[]): numbe
  */
 export type RegionRecolouring = (paints: RegionPaint[], weights: number[]) => { spotOfRegion: Int32Array; paints: RegionPaint[] };
 
-export async function traceArtwork(working: RgbaImage, params: TraceParams, curveMode: ResolvedCurveMode, recolour?: RegionRecolouring): Promise<ArtworkTrace | null> {
-  const grid = artworkGrid(working.width, working.height);
-  const fineWidth = grid.width * grid.factor;
-  const fineHeight = grid.height * grid.factor;
+/** The image on a segmentation grid, its anti-aliased rims made opaque (median-filtered under inputEnhance), and its palette version. */
+async function segmentedCopy(working: RgbaImage, grid: { width: number; height: number }, params: TraceParams): Promise<{ source: RgbaImage; quantised: Buffer }> {
   const segmented: RgbaImage = {
     rgba: opaqueSilhouette(await resized(working, grid.width, grid.height, 'lanczos3'), grid.width, grid.height),
     width: grid.width,
@@ -390,14 +410,33 @@ export async function traceArtwork(working: RgbaImage, params: TraceParams, curv
     ? { ...segmented, rgba: await sharp(segmented.rgba, { raw: { width: grid.width, height: grid.height, channels: 4 } }).median(3).raw().toBuffer() }
     : segmented;
   const colours = PALETTE_COLOURS.other[params.colorPrecision - 1] ?? 64;
-  const quantised = (await quantiseColours(source, colours)).rgba;
-  if (grid.width < working.width && isDenseArtwork(quantised, grid.width, grid.height, working.width * working.height)) return null;
+  return { source, quantised: (await quantiseColours(source, colours)).rgba };
+}
+
+export async function traceArtwork(
+  working: RgbaImage,
+  params: TraceParams,
+  curveMode: ResolvedCurveMode,
+  recolour?: RegionRecolouring,
+  segmentPixels = SEGMENT_PIXELS,
+): Promise<ArtworkTrace | null> {
+  const pixels = working.width * working.height;
+  const grid = artworkGrid(working.width, working.height, segmentPixels);
+  // Density as it was measured when its limit was set: on the palette of a copy of at most
+  // DENSE_ABOVE_PIXELS (the segmentation grid's own when that is its size).
+  const probeGrid = artworkGrid(working.width, working.height, DENSE_ABOVE_PIXELS);
+  const probe = pixels > DENSE_ABOVE_PIXELS ? await segmentedCopy(working, probeGrid, params) : undefined;
+  if (probe && isDenseArtwork(probe.quantised, probeGrid.width, probeGrid.height, pixels)) return null;
+  const fineWidth = grid.width * grid.factor;
+  const fineHeight = grid.height * grid.factor;
+  const sameGrid = probe && probeGrid.width === grid.width && probeGrid.height === grid.height;
+  const { source, quantised } = sameGrid ? probe : await segmentedCopy(working, grid, params);
   // Large flat artwork keeps more of its detail traced whole from its palette: the reduced grid
   // pays off where it brings gradients, which a small copy shows as well as a large one. Asked
   // after density, which is cheaper: the probe segments its copy (0.4 s on a dense map traced at
   // 2 MP, where the grid and palette above cost 40 ms), and either answer alone sends the image on.
-  if (working.width * working.height > SEGMENT_PIXELS && (await gradientShareOf(working, params)) < LARGE_GRADIENT_SHARE) return null;
-  const segmentation = segmentArtwork(source.rgba, quantised, grid.width, grid.height, segmentOptions(params, (working.width * working.height) / (grid.width * grid.height), grid.icon));
+  if (pixels > segmentPixels && (await gradientShareOf(working, params)) < LARGE_GRADIENT_SHARE) return null;
+  const segmentation = segmentArtwork(source.rgba, quantised, grid.width, grid.height, segmentOptions(params, pixels / (grid.width * grid.height), grid.icon));
   // The fine grid is resampled smoothly up from a small image, or down from a large one (its own detail).
   const fine = premultiply(await resized(working, fineWidth, fineHeight, fineWidth > working.width ? 'cubic' : 'lanczos3'));
   // The segmented image as it was (its anti-aliased rims not made opaque): how much of each pixel each side covers.

@@ -136,6 +136,9 @@ export function plainTracerConfig(): Config {
   };
 }
 
+/** The finest traced grid (traced pixels per segmented pixel) that may filter specks: see regionMapTracerConfig. */
+const MIN_SPECKLE_FACTOR = 3;
+
 /**
  * VTracer on a map of distinct colours: every colour is kept (precision 8, no layer merging),
  * stacked so no background shows between shapes.
@@ -144,8 +147,10 @@ export function regionMapTracerConfig(params: TraceParams, curveMode: ResolvedCu
   return {
     colorMode: ColorMode.Color,
     hierarchical: Hierarchical.Stacked,
-    // Patches under a quarter of a segmented pixel are resampling noise of the finer grid.
-    filterSpeckle: Math.max(1, Math.round(factor / 2)),
+    // Patches under a quarter of a segmented pixel are resampling noise of the finer grid. But
+    // with any speckle filter the tracer also drops every cluster at most 2 pixels wide, however
+    // long: a region a segmented pixel wide (a line) is kept only on a grid at least 3 times finer.
+    filterSpeckle: factor >= MIN_SPECKLE_FACTOR ? Math.max(1, Math.round(factor / 2)) : 0,
     colorPrecision: 8,
     layerDifference: 0,
     // Splines are fitted here (curves.ts), to polygons the tracer has cleaned of staircases.

@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import { Resvg } from '@resvg/resvg-js';
 import sharp from 'sharp';
 import { convertImage } from '../../../src/engine/convert.ts';
+import { artworkGrid, SECOND_OPINION_SEGMENT_PIXELS, SEGMENT_PIXELS } from '../../../src/engine/trace/artwork.ts';
 import { DEFAULT_PARAMS } from '../../../src/engine/params.ts';
 
 const LIMITS = { maxInputPixels: 100_000_000, kind: 'logo' as const };
@@ -243,4 +244,37 @@ test('a square stays a square (straight sides, sharp corners) and a disc stays r
     }
   }
   assert.ok(wrong / total < 0.01, `the disc differs from a circle at ${((wrong / total) * 100).toFixed(2)} % of the points`);
+});
+
+test('artwork of up to 0.4 MP is segmented at its own pixels and traced twice as fine; a second opinion and larger artwork on reduced grids', () => {
+  assert.deepEqual(artworkGrid(720, 474), { width: 720, height: 474, factor: 2, icon: false });
+  assert.deepEqual(artworkGrid(512, 512), { width: 512, height: 512, factor: 2, icon: false });
+  // Reduced grids hold the budget up to the rounding of their sides.
+  const within = (grid: { width: number; height: number }, pixels: number) => grid.width * grid.height <= pixels * 1.01;
+  const large = artworkGrid(1400, 980);
+  assert.ok(within(large, SEGMENT_PIXELS) && large.width < 1400 && large.factor === 2, JSON.stringify(large));
+  const second = artworkGrid(720, 474, SECOND_OPINION_SEGMENT_PIXELS);
+  assert.ok(within(second, SECOND_OPINION_SEGMENT_PIXELS) && second.width < 720 && second.factor >= 2, JSON.stringify(second));
+});
+
+test('a line a pixel wide survives in artwork of 0.24 MP, segmented at its own pixels', async () => {
+  // 600 × 400 with a shaded disc: segmented at its own size and traced only twice as fine, where
+  // the line is a region 2 traced pixels wide.
+  const width = 600;
+  const drawing = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="400">
+    <defs><radialGradient id="r"><stop offset="0" stop-color="#fd8"/><stop offset="1" stop-color="#c40"/></radialGradient></defs>
+    <rect width="${width}" height="400" fill="#f4f4f4"/>
+    <circle cx="420" cy="200" r="170" fill="url(#r)"/>
+    <rect x="40" y="40" width="1" height="320" fill="#101010"/>
+    <rect x="80" y="40" width="60" height="320" fill="#c02020"/>
+    <rect x="141" y="40" width="60" height="320" fill="#c02020"/>
+  </svg>`;
+  const image = Buffer.from(new Resvg(drawing).render().asPng());
+  const { svg } = await traced(image);
+  const { pixels } = render(svg, width);
+  for (const y of [60, 200, 340]) {
+    assert.ok(luma(pixels, width, 40, y) < 160, `the line at row ${y}: ${luma(pixels, width, 40, y)}`);
+    assert.ok(luma(pixels, width, 140, y) > 200, `the gap at row ${y}`);
+    assert.ok(luma(pixels, width, 110, y) < 120, `the block at row ${y}`);
+  }
 });

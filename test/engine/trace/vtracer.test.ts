@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DEFAULT_PARAMS } from '../../../src/engine/params.ts';
-import { buildTracerConfig, decimalPlaces, lengthThreshold, resolveCurveMode } from '../../../src/engine/trace/vtracer.ts';
+import { buildTracerConfig, decimalPlaces, lengthThreshold, regionMapTracerConfig, resolveCurveMode, runTracer } from '../../../src/engine/trace/vtracer.ts';
 
 test('pathPrecision counts significant digits of a coordinate', () => {
   assert.equal(decimalPlaces(4, 400), 1);
@@ -50,4 +50,30 @@ test('tracer config: binary for line art, exact colours for pixel art, user angl
   const coarse = buildTracerConfig({ ...DEFAULT_PARAMS, layerDifference: 5 }, { kind: 'logo', curveMode: 'spline', workingScale: 1 });
   const fine = buildTracerConfig({ ...DEFAULT_PARAMS, layerDifference: 0 }, { kind: 'logo', curveMode: 'spline', workingScale: 1 });
   assert.ok(coarse.layerDifference > fine.layerDifference);
+});
+
+/** A map of one background colour with a vertical band `bandWidth` pixels wide in another, traced with `config`: whether the band comes back. */
+async function bandSurvives(bandWidth: number, config: ReturnType<typeof regionMapTracerConfig>): Promise<boolean> {
+  const width = 120;
+  const height = 120;
+  const pixels = Buffer.alloc(width * height * 4);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const i = (y * width + x) * 4;
+      const band = x >= 40 && x < 40 + bandWidth && y >= 10 && y < 110;
+      pixels.set(band ? [16, 16, 16, 255] : [244, 244, 244, 255], i);
+    }
+  }
+  return (await runTracer(pixels, width, height, config)).includes('#101010');
+}
+
+test('the region map keeps a region a segmented pixel wide: no speckle filter on a grid under 3 times finer', async () => {
+  // The tracer's speckle filter also drops every cluster at most 2 pixels wide, however long.
+  assert.equal(await bandSurvives(2, { ...regionMapTracerConfig(DEFAULT_PARAMS, 'polygon', 1), filterSpeckle: 1 }), false);
+  for (const factor of [1, 2, 3, 4, 8]) {
+    assert.ok(await bandSurvives(factor, regionMapTracerConfig(DEFAULT_PARAMS, 'polygon', factor)), `a band ${factor} px wide at factor ${factor}`);
+  }
+  // From 3 times finer, specks of the finer grid are still filtered.
+  assert.ok(regionMapTracerConfig(DEFAULT_PARAMS, 'polygon', 3).filterSpeckle >= 1);
+  assert.equal(regionMapTracerConfig(DEFAULT_PARAMS, 'polygon', 2).filterSpeckle, 0);
 });
