@@ -6,7 +6,8 @@ import sharp from 'sharp';
 import { checkSvg, COLOUR_LOST_ABOVE, signaturesOf, TONES_LOST_ABOVE, type CheckReference } from '../../../src/engine/check/check.ts';
 import { compareImages } from '../../../src/engine/check/compare.ts';
 import { renderSvg } from '../../../src/engine/check/render.ts';
-import { convertImage } from '../../../src/engine/convert.ts';
+import { CHECK_PIXELS, convertImage } from '../../../src/engine/convert.ts';
+import { fitToPixels } from '../../../src/engine/analyse/prepare.ts';
 import { finerPlan, PALETTE_BELOW, palettePlan, PLAIN_BELOW, plainPlan, retraceFitsInTime, tonePlan } from '../../../src/engine/check/retrace.ts';
 import type { DecodedImage } from '../../../src/engine/analyse/decode.ts';
 import { DEFAULT_PARAMS } from '../../../src/engine/params.ts';
@@ -16,9 +17,11 @@ import { handwrittenLetter, renderSvg as renderFixture } from '../fixtures.ts';
 const LIMITS = { maxInputPixels: 100_000_000 };
 const FOX = 'clipart/noto_emoji_u1f98a_fox_512.png';
 
+/** The image as the engine's check compares it: at most CHECK_PIXELS (the 512 px fox is reduced, and a blurred shape scores differently at another size). */
 async function referenceOf(image: Buffer): Promise<CheckReference> {
   const { data, info } = await sharp(image).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
-  return { rgba: data, width: info.width, height: info.height };
+  const fitted = await fitToPixels({ rgba: data, width: info.width, height: info.height }, CHECK_PIXELS);
+  return { rgba: fitted.rgba, width: fitted.width, height: fitted.height };
 }
 
 const FACTS = { kind: 'logo', curveMode: 'spline', tracedScale: 1, pixelGrid: false } as const;
