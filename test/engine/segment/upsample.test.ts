@@ -195,3 +195,30 @@ test('against transparency the resampled alpha decides, inside one shape and whe
     assert.equal(at(fx, 18), fx < 32 ? 0 : 1, `fine (${fx}, 18)`);
   }
 });
+
+test('a region a pixel wide keeps its line far from the few pixels its colour model was fitted on', async () => {
+  // A page's frame: a block at the left whose grey shades steeply (its inner pixels, where its
+  // model is fitted), and a line a pixel wide along the page's foot, between the light page and
+  // its dark shadow. Extrapolated along the line, the block's model runs far outside every colour
+  // the frame has, and the line went to the page and the shadow.
+  const width = 48;
+  const height = 12;
+  const factor = 4;
+  const line = 6;
+  const grey = (value: number): RgbaColour => [value, value, value, 255];
+  const paint = (x: number, y: number): [number, RgbaColour] => {
+    if (x < 6 && y < line) return [1, grey(100 + 16 * x)];
+    if (y < line) return [0, LIGHT];
+    if (y === line) return [1, grey(140)];
+    return [2, DARK];
+  };
+  const segmentation = segmentationOf(width, height, paint);
+  const source = drawnRgba(width, height, (x, y) => paint(Math.floor(x), Math.floor(y))[1]);
+  const fine = await sharp(source, { raw: { width, height, channels: 4 } }).resize(width * factor, height * factor, { kernel: 'cubic', fit: 'fill' }).raw().toBuffer();
+  const labels = upsampleLabels(segmentation, premultiply(source), premultiply(fine), factor);
+  for (let x = 12; x < width; x++) {
+    let onLine = 0;
+    for (let fy = line * factor; fy < (line + 1) * factor; fy++) if (labels[fy * width * factor + x * factor + 1] === 1) onLine++;
+    assert.ok(onLine >= factor / 2, `column ${x}: the line holds ${onLine} of the ${factor} fine rows of its pixel`);
+  }
+});
