@@ -121,6 +121,33 @@ test('auto picks pixel-exact tracing for pixel art and line art tracing for a dr
   assert.match(drawing.svg, /<path d="M0 0H3000V1200H0z" fill="#f[0-9a-f]f[0-9a-f]f[0-9a-f]"\/>/);
 });
 
+test('pixel art enlarged by a whole factor to 1–2 MP is traced on its own grid: every block exact, every vertex on a block edge', async () => {
+  // Decoded whole (under the decode's 2 MP), it was reduced to the pixel-art budget of 1 MP with
+  // Lanczos, which blurred the blocks into anti-aliasing before the pixel-exact trace.
+  const factor = 6;
+  const source = corpusImage('pixelart/kenney_tiny_dungeon_tilemap.png');
+  const { width = 0, height = 0 } = await sharp(source).metadata();
+  const enlarged = await sharp(source).resize(width * factor, height * factor, { kernel: 'nearest' }).png().toBuffer();
+  assert.ok(width * height * factor * factor > 1_000_000, 'larger than the pixel-art working budget');
+  const result = await convertImage({ image: enlarged, params: params() }, LIMITS);
+  assert.deepEqual(result.chosen, { mode: 'pixelart', curveMode: 'none' });
+  const numbers = [...result.svg.matchAll(/ d="([^"]*)"/g)].flatMap((match) => (match[1] as string).match(/-?\d*\.?\d+/g) ?? []).map(Number);
+  assert.ok(numbers.length > 1000);
+  assert.deepEqual(numbers.filter((value) => value % factor !== 0).slice(0, 5), [], 'every coordinate lies on the blocks\' edges');
+  const drawn = new Resvg(result.svg, { fitTo: { mode: 'width', value: width * factor } }).render().pixels;
+  const { data: original } = await sharp(source).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+  let wrong = 0;
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const o = (y * width + x) * 4;
+      if ((original[o + 3] as number) !== 255) continue;
+      const r = ((y * factor + factor / 2) * width * factor + x * factor + factor / 2) * 4;
+      if ([0, 1, 2].some((c) => Math.abs((drawn[r + c] as number) - (original[o + c] as number)) > 1)) wrong++;
+    }
+  }
+  assert.equal(wrong, 0, 'every opaque block drawn in its own colour');
+});
+
 test('explicit mode and curveMode are honoured', async () => {
   const result = await convertImage(
     { image: corpusImage('logo/flag_br_noto.png'), params: params({ mode: 'photo', curveMode: 'polygon' }) },
