@@ -138,8 +138,7 @@ export async function convertImage(request: TraceRequest, options: ConvertOption
   // An enlargement is compared at its own grid, where the source is exact: reduced with Lanczos,
   // its blocks' edges ring where resvg draws them crisp, and a trace exact to the pixel scored 0.90.
   // Only square blocks: the check renders the SVG scaled alike along both sides.
-  const squareBlocks = image.stats.blockWidth === image.stats.blockHeight;
-  const reference = await checkReference(squareBlocks ? ownGrid(image.first, image.stats) : image.first);
+  const reference = await checkReference(ownGrid(image.first, true));
   const attempts: Attempt[] = [];
   let best = settle(await attempt(image, { kind: image.kind }, request.params, reference), attempts);
   let retraceMs = 0;
@@ -294,17 +293,19 @@ async function decodedAt(image: AnalysedImage, pixels: number): Promise<DecodedI
 }
 
 /**
- * Pixel art decoded whole that is an enlargement by whole factors (the classifier found kx × ky
- * blocks): its own grid, a pixel per block, which is the same picture for a fraction of the
- * tracer's work, and reduced to the working budget, if at all, from its own pixels. Pixel art of
- * 1–2 MP is decoded whole, and an enlargement of it was reduced to 1 MP with Lanczos, which
- * blurred every block into anti-aliasing (a 320 × 200 title picture shown 4×: 5.5 s, fidelity
- * 0.979). Larger enlargements are decoded at their own grid already (decode.ts).
+ * An image decoded whole that is an enlargement by whole factors (kx × ky blocks of one value):
+ * its own grid, a pixel per block, which is the same picture for a fraction of the tracer's work,
+ * and reduced to the working budget, if at all, from its own pixels. Pixel art of 1–2 MP is
+ * decoded whole, and an enlargement of it was reduced to 1 MP with Lanczos, which blurred every
+ * block into anti-aliasing (a 320 × 200 title picture shown 4×: 5.5 s, fidelity 0.979). Larger
+ * enlargements are decoded at their own grid already (decode.ts). The blocks are found on the
+ * decode itself: the classifier may have measured a reduced copy.
  */
-export function ownGrid(decoded: DecodedImage, stats: ImageStats): RgbaImage {
-  const { blockWidth: kx, blockHeight: ky } = stats;
+export function ownGrid(decoded: DecodedImage, square = false): RgbaImage {
   const whole = decoded.width === decoded.originalWidth && decoded.height === decoded.originalHeight && !decoded.enlargement;
-  if (!whole || kx * ky === 1 || decoded.width % kx !== 0 || decoded.height % ky !== 0) return decoded;
+  if (!whole) return decoded;
+  const { width: kx, height: ky } = blockSize(decoded.rgba, decoded.width, decoded.height);
+  if (kx * ky === 1 || (square && kx !== ky) || decoded.width % kx !== 0 || decoded.height % ky !== 0) return decoded;
   const width = decoded.width / kx;
   const height = decoded.height / ky;
   const rgba = Buffer.alloc(width * height * 4);
@@ -329,7 +330,7 @@ async function attempt(image: AnalysedImage, plan: TracePlan, params: TraceParam
   const workingPixels = params.centerline ? CENTERLINE_PIXELS : (plan.workingPixels ?? workingPixelsFor(kind, image.first.originalWidth * image.first.originalHeight));
   const decoded = await decodedAt(image, workingPixels);
   // Large images are traced at the working size of their kind, and the SVG scaled back.
-  const working = await fitToPixels(kind === 'pixelart' && !params.centerline ? ownGrid(decoded, image.stats) : decoded, workingPixels);
+  const working = await fitToPixels(kind === 'pixelart' && !params.centerline ? ownGrid(decoded) : decoded, workingPixels);
   const planned = { ...params, ...(plan.curveMode ? { curveMode: plan.curveMode } : {}) };
   const spot = spotColourRequest(params);
   const traced = plan.reason === 'plain'
