@@ -2,7 +2,7 @@
 // way when the check finds a destroyed result. The worker pool runs this in child processes;
 // tests and the benchmark call it directly.
 
-import { blockSize, CLASSIFY_PIXELS, classifyImage, doubtfulAlternative, type Doubt, hasPixelGrid, largerThanIcon, mayBeInk, measureImage, photoByElimination, type ImageKind, type ImageStats } from './analyse/classify.ts';
+import { blockCorners, blockSize, CLASSIFY_PIXELS, classifyImage, doubtfulAlternative, type Doubt, hasPixelGrid, largerThanIcon, mayBeInk, measureImage, photoByElimination, type ImageKind, type ImageStats } from './analyse/classify.ts';
 import { decodeImage, sniffFormat, type DecodedImage } from './analyse/decode.ts';
 import { enhanceInput, fitToPixels, DECODE_PIXELS, prepareWithinBudget, resizeTo, sketchUpscaleFactor, splitTranslucentPixels, workingPixelsFor, WORKING_PIXELS, type RgbaImage } from './analyse/prepare.ts';
 import type { CurveMode, TraceParams } from './params.ts';
@@ -111,6 +111,8 @@ interface AnalysedImage {
   kind: ImageKind;
   /** A second kind the statistics leave in doubt (mode auto only): both are traced, the check keeps one. */
   doubt?: Doubt;
+  /** The first decode at its own grid, when it is a whole enlargement by whole factors. */
+  ownGrid?: OwnGrid;
   maxInputPixels: number;
 }
 
@@ -138,7 +140,7 @@ export async function convertImage(request: TraceRequest, options: ConvertOption
   // An enlargement is compared at its own grid, where the source is exact: reduced with Lanczos,
   // its blocks' edges ring where resvg draws them crisp, and a trace exact to the pixel scored 0.90.
   // Only square blocks: the check renders the SVG scaled alike along both sides.
-  const reference = await checkReference(ownGrid(image.first, true));
+  const reference = await checkReference(image.ownGrid?.square ? image.ownGrid.image : image.first);
   const attempts: Attempt[] = [];
   let best = settle(await attempt(image, { kind: image.kind }, request.params, reference), attempts);
   let retraceMs = 0;
@@ -248,7 +250,8 @@ async function analyse(request: TraceRequest, options: ConvertOptions): Promise<
   const stats = await statisticsOf(first);
   const kind = options.kind ?? resolveKind(request.params, stats, first);
   const doubt = options.kind || request.params.mode !== 'auto' || request.params.centerline ? undefined : doubtfulAlternative(kind, stats, first);
-  return { bytes: request.image, first, firstDecodePixels, larger: new Map(), stats, kind, ...(doubt ? { doubt } : {}), maxInputPixels: options.maxInputPixels };
+  const grid = ownGrid(first);
+  return { bytes: request.image, first, firstDecodePixels, larger: new Map(), stats, kind, ...(doubt ? { doubt } : {}), ...(grid ? { ownGrid: grid } : {}), maxInputPixels: options.maxInputPixels };
 }
 
 /**
@@ -294,28 +297,25 @@ async function decodedAt(image: AnalysedImage, pixels: number): Promise<DecodedI
 
 /**
  * An image decoded whole that is an enlargement by whole factors (kx × ky blocks of one value):
- * its own grid, a pixel per block, which is the same picture for a fraction of the tracer's work,
+ * its own grid, a pixel per block (undefined for any other image), which is the same picture for a fraction of the tracer's work,
  * and reduced to the working budget, if at all, from its own pixels. Pixel art of 1–2 MP is
  * decoded whole, and an enlargement of it was reduced to 1 MP with Lanczos, which blurred every
  * block into anti-aliasing (a 320 × 200 title picture shown 4×: 5.5 s, fidelity 0.979). Larger
  * enlargements are decoded at their own grid already (decode.ts). The blocks are found on the
  * decode itself: the classifier may have measured a reduced copy.
  */
-export function ownGrid(decoded: DecodedImage, square = false): RgbaImage {
+export function ownGrid(decoded: DecodedImage): OwnGrid | undefined {
   const whole = decoded.width === decoded.originalWidth && decoded.height === decoded.originalHeight && !decoded.enlargement;
-  if (!whole) return decoded;
-  const { width: kx, height: ky } = blockSize(decoded.rgba, decoded.width, decoded.height);
-  if (kx * ky === 1 || (square && kx !== ky) || decoded.width % kx !== 0 || decoded.height % ky !== 0) return decoded;
-  const width = decoded.width / kx;
-  const height = decoded.height / ky;
-  const rgba = Buffer.alloc(width * height * 4);
-  for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) {
-      const at = (y * ky * decoded.width + x * kx) * 4;
-      decoded.rgba.copy(rgba, (y * width + x) * 4, at, at + 4);
-    }
-  }
-  return { rgba, width, height };
+  if (!whole) return undefined;
+  const blocks = blockSize(decoded.rgba, decoded.width, decoded.height);
+  if (blocks.width * blocks.height === 1 || decoded.width % blocks.width !== 0 || decoded.height % blocks.height !== 0) return undefined;
+  return { image: blockCorners(decoded.rgba, decoded.width, decoded.height, blocks), square: blocks.width === blocks.height };
+}
+
+/** The first decode at its own grid (ownGrid), and whether its blocks are square. */
+export interface OwnGrid {
+  image: RgbaImage;
+  square: boolean;
 }
 
 /** The source at the size the check compares at (at most CHECK_PIXELS). */
@@ -330,7 +330,8 @@ async function attempt(image: AnalysedImage, plan: TracePlan, params: TraceParam
   const workingPixels = params.centerline ? CENTERLINE_PIXELS : (plan.workingPixels ?? workingPixelsFor(kind, image.first.originalWidth * image.first.originalHeight));
   const decoded = await decodedAt(image, workingPixels);
   // Large images are traced at the working size of their kind, and the SVG scaled back.
-  const working = await fitToPixels(kind === 'pixelart' && !params.centerline ? ownGrid(decoded) : decoded, workingPixels);
+  const onOwnGrid = kind === 'pixelart' && !params.centerline && decoded === image.first ? image.ownGrid?.image : undefined;
+  const working = await fitToPixels(onOwnGrid ?? decoded, workingPixels);
   const planned = { ...params, ...(plan.curveMode ? { curveMode: plan.curveMode } : {}) };
   const spot = spotColourRequest(params);
   const traced = plan.reason === 'plain'

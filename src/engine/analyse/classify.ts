@@ -129,6 +129,12 @@ export function mayBeInk(facts: OriginalSize): boolean {
 export function measureImage(rgba: Buffer, width: number, height: number, options: MeasureOptions = {}): ImageStats {
   const blocks = blockSize(rgba, width, height);
   if (blocks.width === 1 && blocks.height === 1) return { ...measurePixels(rgba, width, height, options), pixelScale: 1, blockWidth: 1, blockHeight: 1 };
+  const native = blockCorners(rgba, width, height, blocks);
+  return { ...measurePixels(native.rgba, native.width, native.height, options), pixelScale: Math.min(blocks.width, blocks.height), blockWidth: blocks.width, blockHeight: blocks.height };
+}
+
+/** An image made of blocks (kx × ky) at its own grid: the top-left pixel of each block, a partial block at the edge included. */
+export function blockCorners(rgba: Buffer, width: number, height: number, blocks: { width: number; height: number }): { rgba: Buffer; width: number; height: number } {
   const columns = Math.ceil(width / blocks.width);
   const rows = Math.ceil(height / blocks.height);
   const native = Buffer.alloc(columns * rows * 4);
@@ -138,7 +144,7 @@ export function measureImage(rgba: Buffer, width: number, height: number, option
       rgba.copy(native, (y * columns + x) * 4, at, at + 4);
     }
   }
-  return { ...measurePixels(native, columns, rows, options), pixelScale: Math.min(blocks.width, blocks.height), blockWidth: blocks.width, blockHeight: blocks.height };
+  return { rgba: native, width: columns, height: rows };
 }
 
 /** Block sides blockSize tries, largest first: pixel art is shared enlarged 2×, 3×, 4×, sometimes 8×, and now and then unevenly (5 × 6). */
