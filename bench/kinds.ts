@@ -14,8 +14,7 @@
 
 import sharp from 'sharp';
 import { classifyImage, doubtfulAlternative, type ImageKind } from '../src/engine/analyse/classify.ts';
-import { firstDecodePixelsOf, statisticsOf } from '../src/engine/convert.ts';
-import { decodeImage } from '../src/engine/analyse/decode.ts';
+import { firstDecode, statisticsOf } from '../src/engine/convert.ts';
 import { CHANGES, labelledImages, MAX_CHANGED_PIXELS as MAX_PIXELS, MORE_CHANGES, type LabelledPart } from './changes.ts';
 import { writeReportSection } from './report.ts';
 
@@ -24,7 +23,7 @@ import { writeReportSection } from './report.ts';
  * when the doubt's trace must win by a margin to be kept.
  */
 async function kindsOf(bytes: Buffer): Promise<{ kinds: ImageKind[]; margin: boolean }> {
-  const decoded = await decodeImage(bytes, { maxInputPixels: MAX_PIXELS * 9, maxWorkingPixels: firstDecodePixelsOf(bytes) });
+  const decoded = (await firstDecode(bytes, MAX_PIXELS * 9)).first;
   const stats = await statisticsOf(decoded);
   const kind = classifyImage(stats, decoded);
   const doubt = doubtfulAlternative(kind, stats, decoded);

@@ -9,7 +9,7 @@ import { removeNarrowFeatures } from '../../src/engine/write/min-feature.ts';
 import { countNodes } from '../../src/engine/write/svg.ts';
 import { EngineError } from '../../src/engine/types.ts';
 import { corpusImage } from './corpus.ts';
-import { greyscalePhoto } from './fixtures.ts';
+import { greyscalePhoto, nightSky } from './fixtures.ts';
 
 const LIMITS = { maxInputPixels: 100_000_000 };
 
@@ -177,6 +177,28 @@ test('a photo traced coarser than its output is drawn with round outlines, witho
   const asked = await convertImage({ image: photo, params: params({ curveMode: 'polygon' }) }, LIMITS);
   assert.deepEqual(asked.chosen, { mode: 'photo', curveMode: 'polygon' });
   assert.doesNotMatch(asked.svg, /d="[^"]*[cq]/);
+});
+
+test('a large photograph keeps its stars at 100 %: points of light finer than its traced grid are drawn as dots', async () => {
+  // 3.8 MP, traced at about 0.58 MP: a star a pixel or two across is a fifth of a working pixel.
+  const { jpeg, stars } = await nightSky(2400, 1600, 11, 40);
+  // Asked for as a photograph: the synthetic sky is smoother than a real one, and this is the photograph's path.
+  const result = await convertImage({ image: jpeg, params: params({ mode: 'photo' }) }, LIMITS);
+  const drawn = new Resvg(result.svg, { fitTo: { mode: 'width', value: 2400 } }).render();
+  const pixels = drawn.pixels;
+  const luma = (x: number, y: number) => {
+    const i = (y * 2400 + x) * 4;
+    return 0.2126 * (pixels[i] as number) + 0.7152 * (pixels[i + 1] as number) + 0.0722 * (pixels[i + 2] as number);
+  };
+  let kept = 0;
+  for (const star of stars) {
+    // The brightest drawn pixel within two pixels of the star, against the sky six pixels away.
+    let brightest = 0;
+    for (let y = Math.floor(star.y) - 2; y <= star.y + 2; y++) for (let x = Math.floor(star.x) - 2; x <= star.x + 2; x++) brightest = Math.max(brightest, luma(x, y));
+    const sky = luma(Math.floor(star.x) + 6, Math.floor(star.y));
+    if (brightest - sky >= star.peak / 3) kept++;
+  }
+  assert.ok(kept >= stars.length - 2, `${kept} of ${stars.length} stars drawn at least a third as bright as they are`);
 });
 
 test('no seams: an opaque image renders the same on black and on white', async () => {

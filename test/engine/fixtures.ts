@@ -115,6 +115,49 @@ export async function greyscalePhoto(width: number, height: number, seed: number
   return sharp(grey, { raw: { width, height, channels: 1 } }).jpeg({ quality: 85 }).toBuffer();
 }
 
+/** A star a night-sky fixture holds: centre (pixels), Gaussian radius and brightness over the sky. */
+export interface FixtureStar {
+  x: number;
+  y: number;
+  sigma: number;
+  peak: number;
+}
+
+/**
+ * A night sky over dark hills as a JPEG: a blue sky lightening to the horizon with a little grain,
+ * and stars of Gaussian light a pixel or two across at the positions returned.
+ */
+export async function nightSky(width: number, height: number, seed: number, count: number): Promise<{ jpeg: Buffer; stars: FixtureStar[]; horizon: number }> {
+  const random = randomSequence(seed);
+  const horizon = Math.round(height * 0.75);
+  const rgb = Buffer.alloc(width * height * 3);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const i = (y * width + x) * 3;
+      const hill = horizon + 40 * Math.sin(x / 150);
+      const t = y / horizon;
+      const grain = (random() - 0.5) * 6;
+      const [r, g, b] = y < hill ? [10 + 25 * t, 14 + 35 * t, 40 + 50 * t] : [30, 24, 20];
+      rgb[i] = Math.round(r + grain);
+      rgb[i + 1] = Math.round(g + grain);
+      rgb[i + 2] = Math.round(b + grain);
+    }
+  }
+  const stars: FixtureStar[] = [];
+  for (let s = 0; s < count; s++) {
+    const star = { x: 8 + random() * (width - 16), y: 8 + random() * (horizon - 100), sigma: 0.6 + random() * 0.5, peak: 140 + random() * 100 };
+    stars.push(star);
+    for (let y = Math.floor(star.y - 5); y <= star.y + 5; y++) {
+      for (let x = Math.floor(star.x - 5); x <= star.x + 5; x++) {
+        const light = star.peak * Math.exp(-((x + 0.5 - star.x) ** 2 + (y + 0.5 - star.y) ** 2) / (2 * star.sigma ** 2));
+        const i = (y * width + x) * 3;
+        for (let c = 0; c < 3; c++) rgb[i + c] = Math.min(255, Math.round((rgb[i + c] as number) + light));
+      }
+    }
+  }
+  return { jpeg: await sharp(rgb, { raw: { width, height, channels: 3 } }).jpeg({ quality: 92 }).toBuffer(), stars, horizon };
+}
+
 /** An emoji drawn in gradients: a shaded face with eyes and a smile, on transparency. */
 export async function gradientEmoji(size: number): Promise<Buffer> {
   const { rgba, width, height } = await renderSvg(
