@@ -2,7 +2,8 @@
 // before it. `node --test` sorts the files it is given, so the order is set here through
 // node:test's run(). The seed is printed first and last; TEST_SEED=<seed> replays that order.
 //
-//   node --import tsx scripts/run-tests.ts [path …]    (files or folders under test/; default: all)
+//   node --import tsx scripts/run-tests.ts [path …] [--except path …]
+//   (files or folders under test/; default: all; --except leaves a file or folder out)
 //
 // The test files inherit this process's `--import tsx`.
 import { randomInt } from 'node:crypto';
@@ -70,9 +71,24 @@ function seedFromEnvironment(): number {
   return Number(given);
 }
 
+/** The paths given, and those after `--except` (files or folders whose tests are left out). */
+function pathArguments(args: readonly string[]): { paths: string[]; except: string[] } {
+  const paths: string[] = [];
+  const except: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === '--except') {
+      const path = args[++i];
+      if (path === undefined) throw new Error('--except needs a path');
+      except.push(path);
+    } else paths.push(args[i] as string);
+  }
+  return { paths, except };
+}
+
 function main(): void {
-  const paths = process.argv.slice(2);
-  const files = [...new Set((paths.length > 0 ? paths : ['test']).flatMap((path) => testFiles(resolve(path))))].sort();
+  const { paths, except } = pathArguments(process.argv.slice(2));
+  const left = new Set(except.flatMap((path) => testFiles(resolve(path))));
+  const files = [...new Set((paths.length > 0 ? paths : ['test']).flatMap((path) => testFiles(resolve(path))))].filter((file) => !left.has(file)).sort();
   if (files.length === 0) throw new Error(`no *.test.ts under ${paths.join(', ')}`);
   const seed = seedFromEnvironment();
   const order = shuffled(files, seed);
