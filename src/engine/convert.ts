@@ -114,7 +114,7 @@ interface AnalysedImage {
   /** A second kind the statistics leave in doubt (mode auto only): both are traced, the check keeps one. */
   doubt?: Doubt;
   /** The first decode at its own grid, when it is a whole enlargement by whole factors. */
-  ownGrid?: OwnGrid;
+  ownGrid?: RgbaImage;
   maxInputPixels: number;
 }
 
@@ -141,8 +141,7 @@ export async function convertImage(request: TraceRequest, options: ConvertOption
   const image = await analyse(request, options);
   // An enlargement is compared at its own grid, where the source is exact: reduced with Lanczos,
   // its blocks' edges ring where resvg draws them crisp, and a trace exact to the pixel scored 0.90.
-  // Only square blocks: the check renders the SVG scaled alike along both sides.
-  const reference = await checkReference(image.ownGrid?.square ? image.ownGrid.image : image.first);
+  const reference = await checkReference(image.ownGrid ?? image.first);
   const attempts: Attempt[] = [];
   let best = settle(await attempt(image, { kind: image.kind }, request.params, reference), attempts);
   let retraceMs = 0;
@@ -338,18 +337,12 @@ async function reducedDecode(decoded: DecodedImage, pixels: number): Promise<Dec
  * enlargements are decoded at their own grid already (decode.ts). The blocks are found on the
  * decode itself: the classifier may have measured a reduced copy.
  */
-export function ownGrid(decoded: DecodedImage): OwnGrid | undefined {
+export function ownGrid(decoded: DecodedImage): RgbaImage | undefined {
   const whole = decoded.width === decoded.originalWidth && decoded.height === decoded.originalHeight && !decoded.enlargement;
   if (!whole) return undefined;
   const blocks = blockSize(decoded.rgba, decoded.width, decoded.height);
   if (blocks.width * blocks.height === 1 || decoded.width % blocks.width !== 0 || decoded.height % blocks.height !== 0) return undefined;
-  return { image: blockCorners(decoded.rgba, decoded.width, decoded.height, blocks), square: blocks.width === blocks.height };
-}
-
-/** The first decode at its own grid (ownGrid), and whether its blocks are square. */
-export interface OwnGrid {
-  image: RgbaImage;
-  square: boolean;
+  return blockCorners(decoded.rgba, decoded.width, decoded.height, blocks);
 }
 
 /** The source at the size the check compares at (at most CHECK_PIXELS). */
@@ -370,7 +363,7 @@ async function attempt(image: AnalysedImage, plan: TracePlan, params: TraceParam
   const fine = withPoints ? await decodedAt(image, POINT_PIXELS) : undefined;
   const decoded = await decodedAt(image, workingPixels);
   // Large images are traced at the working size of their kind, and the SVG scaled back.
-  const onOwnGrid = kind === 'pixelart' && !params.centerline && decoded === image.first ? image.ownGrid?.image : undefined;
+  const onOwnGrid = kind === 'pixelart' && !params.centerline && decoded === image.first ? image.ownGrid : undefined;
   const working = await fitToPixels(onOwnGrid ?? decoded, workingPixels);
   const planned = { ...params, ...(plan.curveMode ? { curveMode: plan.curveMode } : {}) };
   const traced = plan.reason === 'plain'

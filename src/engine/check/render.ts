@@ -1,11 +1,14 @@
 // A result as a person sees it: the SVG rendered by resvg (the renderer of the PNG writer).
 import { Resvg } from '@resvg/resvg-js';
 
-/** Straight-alpha RGBA of `svg` rendered to exactly width × height (the viewBox stretched to fill it). */
+/**
+ * Straight-alpha RGBA of `svg` rendered to exactly width × height, the viewBox stretched along each
+ * side to fill it: fitted to the width alone, a picture of blocks wider than tall compared at its
+ * own grid came out a sixth too tall and was cut to size (a trace exact to the pixel scored 0.726).
+ */
 export function renderSvg(svg: string, width: number, height: number): Uint8Array {
-  const rendered = new Resvg(svg, { fitTo: { mode: 'width', value: width }, font: { loadSystemFonts: false } }).render();
-  if (rendered.width !== width || rendered.height !== height) return resampleNearest(unpremultiply(rendered.pixels), rendered.width, rendered.height, width, height);
-  return unpremultiply(rendered.pixels);
+  const stretched = croppedSvg(svg, width, height, { left: 0, top: 0, width, height });
+  return unpremultiply(new Resvg(stretched, { font: { loadSystemFonts: false } }).render().pixels);
 }
 
 /** resvg hands out premultiplied pixels; the comparison composites straight colours itself. */
@@ -18,19 +21,6 @@ function unpremultiply(pixels: Uint8Array): Uint8Array {
     out[i] = Math.min(255, Math.round(((pixels[i] as number) * 255) / a));
     out[i + 1] = Math.min(255, Math.round(((pixels[i + 1] as number) * 255) / a));
     out[i + 2] = Math.min(255, Math.round(((pixels[i + 2] as number) * 255) / a));
-  }
-  return out;
-}
-
-/** Fitting to a width can round the height a pixel off the source's: the last row or column is repeated or dropped. */
-function resampleNearest(rgba: Uint8Array, width: number, height: number, toWidth: number, toHeight: number): Uint8Array {
-  const out = new Uint8Array(toWidth * toHeight * 4);
-  for (let y = 0; y < toHeight; y++) {
-    const sy = Math.min(height - 1, Math.floor((y * height) / toHeight));
-    for (let x = 0; x < toWidth; x++) {
-      const sx = Math.min(width - 1, Math.floor((x * width) / toWidth));
-      out.set(rgba.subarray((sy * width + sx) * 4, (sy * width + sx) * 4 + 4), (y * toWidth + x) * 4);
-    }
   }
   return out;
 }
