@@ -401,7 +401,9 @@ function finePoints(fine: DecodedImage, traced: TracedPicture, params: TracePara
   // No point finer than the written precision: rounded to it, a dot would lose its round shape or vanish.
   const decimals = decimalPlaces(params.pathPrecision, Math.max(fine.originalWidth, fine.originalHeight));
   const minRadius = (10 ** -decimals * traced.width) / fine.originalWidth;
-  return pointShapes(findPoints(fine), scale, minRadius);
+  // Polygons asked for get polygons (octagons of the dots' area); pixel-exact outlines, none.
+  if (traced.curveMode === 'none') return [];
+  return pointShapes(findPoints(fine), scale, minRadius, traced.curveMode === 'spline');
 }
 
 /**

@@ -213,6 +213,11 @@ test('a large photograph keeps its stars at 100 %: points of light finer than it
     if (brightest - sky >= star.peak / 3) kept++;
   }
   assert.ok(kept >= stars.length - 2, `${kept} of ${stars.length} stars drawn at least a third as bright as they are`);
+  // Polygons asked for: the stars too are drawn without a curve.
+  const polygons = await convertImage({ image: jpeg, params: params({ mode: 'photo', curveMode: 'polygon' }) }, LIMITS);
+  assert.equal(polygons.chosen.curveMode, 'polygon');
+  assert.doesNotMatch(polygons.svg, /d="[^"]*[cqsaCQSA]/);
+  assert.ok(polygons.svg.length > result.svg.length / 4);
 });
 
 test('no seams: an opaque image renders the same on black and on white', async () => {

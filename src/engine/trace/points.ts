@@ -173,8 +173,9 @@ function pointAt(rgba: Buffer, luma: Uint8Array, width: number, x: number, y: nu
  * The points as dots on the traced grid (`scale` traced pixels per decode pixel), at least
  * `minRadius` traced pixels across so that the written precision keeps them round. Dots of
  * one colour (to COLOUR_STEP levels) share a shape, so a sky of stars is a few paths, not thousands.
+ * `round` false (polygons asked for): octagons of the same area, without a curve.
  */
-export function pointShapes(points: readonly Point[], scale: number, minRadius: number): TracedShape[] {
+export function pointShapes(points: readonly Point[], scale: number, minRadius: number, round = true): TracedShape[] {
   const byColour = new Map<number, { colour: Rgb; path: PathGeometry }>();
   for (const point of points) {
     const radius = Math.max(minRadius, point.radius * scale);
@@ -188,16 +189,32 @@ export function pointShapes(points: readonly Point[], scale: number, minRadius: 
       entry = { colour, path: { commands: [], coords: [] } };
       byColour.set(key, entry);
     }
-    const { start, cubics } = ellipseCubics({ cx: point.x * scale, cy: point.y * scale, a: radius, b: radius, angle: 0, positive: true });
-    entry.path.commands.push(PathCommand.move);
-    entry.path.coords.push(start[0], start[1]);
-    for (let c = 0; c < cubics.length; c += 6) {
-      entry.path.commands.push(PathCommand.cubic);
-      for (let k = 0; k < 6; k++) entry.path.coords.push(cubics[c + k] as number);
-    }
-    entry.path.commands.push(PathCommand.close);
+    if (round) addCircle(entry.path, point.x * scale, point.y * scale, radius);
+    else addOctagon(entry.path, point.x * scale, point.y * scale, radius);
   }
   return [...byColour.values()].map(({ colour, path }) => ({ fill: flat(colour), opacity: 1, paths: [path] }));
+}
+
+function addCircle(path: PathGeometry, cx: number, cy: number, radius: number): void {
+  const { start, cubics } = ellipseCubics({ cx, cy, a: radius, b: radius, angle: 0, positive: true });
+  path.commands.push(PathCommand.move);
+  path.coords.push(start[0], start[1]);
+  for (let c = 0; c < cubics.length; c += 6) {
+    path.commands.push(PathCommand.cubic);
+    for (let k = 0; k < 6; k++) path.coords.push(cubics[c + k] as number);
+  }
+  path.commands.push(PathCommand.close);
+}
+
+/** A regular octagon with the area of the circle of `radius` (an octagon of circumradius R covers 2√2 R²). */
+function addOctagon(path: PathGeometry, cx: number, cy: number, radius: number): void {
+  const corner = radius * Math.sqrt(Math.PI / (2 * Math.SQRT2));
+  for (let k = 0; k < 8; k++) {
+    const angle = ((k + 0.5) * Math.PI) / 4;
+    path.commands.push(k === 0 ? PathCommand.move : PathCommand.line);
+    path.coords.push(cx + corner * Math.cos(angle), cy + corner * Math.sin(angle));
+  }
+  path.commands.push(PathCommand.close);
 }
 
 /** Colour levels dots are grouped by: a sixteenth of the range, finer than a star's tint shows at its size. */

@@ -102,4 +102,15 @@ test('pointShapes draws round dots on the traced grid, at least the written prec
   assert.ok(grey && grey.fill.kind === 'flat');
   const expected = 16 + (208 - 16) * (0.2 / 0.25) ** 2;
   assert.ok(Math.abs(grey.fill.color.r - expected) <= 8, `grey ${grey.fill.color.r}, expected about ${expected}`);
+  // Asked for polygons: octagons of the same area, lines only.
+  const [octagon] = pointShapes([point(10, 2, 255)], 0.25, 0.25, false);
+  const outline = octagon?.paths[0];
+  assert.ok(outline);
+  assert.deepEqual(outline.commands, [PathCommand.move, ...Array<number>(7).fill(PathCommand.line), PathCommand.close]);
+  let twiceArea = 0;
+  for (let k = 0; k < 8; k++) {
+    const j = (k + 1) % 8;
+    twiceArea += (outline.coords[2 * k] as number) * (outline.coords[2 * j + 1] as number) - (outline.coords[2 * j] as number) * (outline.coords[2 * k + 1] as number);
+  }
+  assert.ok(Math.abs(Math.abs(twiceArea) / 2 - Math.PI * 0.25) < 1e-9, 'the area of the circle it stands for');
 });
