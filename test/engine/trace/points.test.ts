@@ -2,15 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { PathCommand } from '../../../src/engine/geometry.ts';
 import { findPoints, pointShapes, POINT_CONTRAST, type Point } from '../../../src/engine/trace/points.ts';
-
-/** A seeded generator, so the noise is the same on every run. */
-function generator(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (Math.imul(state, 1103515245) + 12345) >>> 0;
-    return state / 4_294_967_296;
-  };
-}
+import { randomSequence } from '../fixtures.ts';
 
 interface Star {
   x: number;
@@ -21,7 +13,7 @@ interface Star {
 
 /** An opaque grey image: a ground of `ground` ± `noise`/2, Gaussian spots added (negative peaks are dark). */
 function sky(width: number, height: number, ground: number, noise: number, stars: readonly Star[], seed = 1): { rgba: Buffer; width: number; height: number } {
-  const random = generator(seed);
+  const random = randomSequence(seed);
   const values = new Float64Array(width * height);
   for (let i = 0; i < values.length; i++) values[i] = ground + (random() - 0.5) * noise;
   for (const star of stars) {
