@@ -21,7 +21,7 @@ import { paintTranslucentPixels, restoreOpacity } from './paint/opacity.ts';
 import { shadeLargeShapes } from './paint/shading.ts';
 import { binariseAlpha, buildTracerConfig, decimalPlaces, plainTracerConfig, resolveCurveMode, runTracer, type ResolvedCurveMode } from './trace/vtracer.ts';
 import { checkSvg, type CheckReference, type CheckReport } from './check/check.ts';
-import { finerPlan, palettePlan, plainPlan, RETRACE_START_BEFORE_MS, retraceFitsInTime, retracePlans, tonePlan, type TracePlan } from './check/retrace.ts';
+import { finerPlan, palettePlan, plainPlan, RETRACE_START_BEFORE_MS, retraceFitsInTime, retracePlans, TONE_MARGIN, tonePlan, type TracePlan } from './check/retrace.ts';
 import { detailFidelity, detailReference } from './check/detail.ts';
 import { EngineError, type TraceRequest, type TraceResult } from './types.ts';
 import { spotColourRequest, type SpotColourRequest } from './paint/spot-colours.ts';
@@ -183,9 +183,10 @@ export async function convertImage(request: TraceRequest, options: ConvertOption
   const palette = otherWays ? palettePlan(best.plan, best.check.fidelity, best.tracedRegions, image.first) : undefined;
   if (palette && !triedAlready(palette) && fitsInTime(palette)) await retrace(palette, PALETTE_MARGIN);
   if (finer && !triedAlready(finer) && fitsInTime(finer)) await retrace(finer);
-  // Ink scoring that low may have lost the picture's tones: the photograph's path, if it keeps the detail too.
+  // Ink scoring that low may have lost the picture's tones: the photograph's path, if it keeps the
+  // detail too and wins clearly (a low score alone is no evidence against ink).
   const tones = otherWays ? tonePlan(best.plan, best.check.fidelity, request.params) : undefined;
-  if (tones && !triedAlready(tones) && fitsInTime(tones)) await retrace(tones, RETRACE_MARGIN, keepsDetailOfBest);
+  if (tones && !triedAlready(tones) && fitsInTime(tones)) await retrace(tones, TONE_MARGIN, keepsDetailOfBest);
   // Fail safe: a result whose first trace lost much of the picture is held against the tracer's own
   // plain trace, even where another way won part of it back (the best scores at least the first).
   const firstFidelity = (attempts[0] as Attempt).check.fidelity;

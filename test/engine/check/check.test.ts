@@ -8,7 +8,7 @@ import { compareImages } from '../../../src/engine/check/compare.ts';
 import { renderSvg } from '../../../src/engine/check/render.ts';
 import { CHECK_PIXELS, convertImage } from '../../../src/engine/convert.ts';
 import { fitToPixels } from '../../../src/engine/analyse/prepare.ts';
-import { finerPlan, PALETTE_BELOW, palettePlan, PLAIN_BELOW, plainPlan, retraceFitsInTime, tonePlan } from '../../../src/engine/check/retrace.ts';
+import { finerPlan, PALETTE_BELOW, palettePlan, PLAIN_BELOW, plainPlan, retraceFitsInTime, TONE_MARGIN, tonePlan } from '../../../src/engine/check/retrace.ts';
 import type { DecodedImage } from '../../../src/engine/analyse/decode.ts';
 import { DEFAULT_PARAMS } from '../../../src/engine/params.ts';
 import { corpusImage as corpusFile } from '../corpus.ts';
@@ -263,6 +263,22 @@ test('ink scoring low is traced again in tones before the plain trace, only unde
   const asked = await convertImage({ image: blurred, params: { ...DEFAULT_PARAMS, mode: 'sketch' } }, LIMITS);
   assert.equal(asked.chosen.mode, 'sketch');
   assert.ok(asked.check.attempts.every((a) => a.kind === 'sketch'), asked.check.attempts.map((a) => a.kind).join(', '));
+});
+
+test('a low score alone does not give ink up for tones: they must win by TONE_MARGIN', async () => {
+  // A 1-bit comic panel halved: its hatching, a pixel wide, counts in the check by its mean tone,
+  // which a trace in tones draws as a mosaic of greys and scores a hair higher than the ink.
+  const file = corpusFile('wide/ink/maxmoritz1865_comic_panel_1bit.png');
+  const { width = 0 } = await sharp(file).metadata();
+  const halved = await sharp(file).resize(Math.round(width / 2)).png().toBuffer();
+  const result = await convertImage({ image: halved, params: DEFAULT_PARAMS }, { ...LIMITS, untimed: true });
+  const [first] = result.check.attempts;
+  assert.ok(first && first.kind === 'sketch' && first.fidelity < PLAIN_BELOW, `first trace ${first?.kind} ${first?.fidelity}`);
+  const tones = result.check.attempts.find((a) => a.reason === 'low-score');
+  assert.equal(tones?.kind, 'photo', 'traced in tones');
+  assert.ok(tones.fidelity > first.fidelity && tones.fidelity < first.fidelity + TONE_MARGIN, `tones ${tones.fidelity} against ${first.fidelity}: not a case for the margin`);
+  assert.equal(result.chosen.mode, 'sketch', 'the ink is kept');
+  assert.equal(result.fidelity, first.fidelity);
 });
 
 test('artwork whose regions score low is traced from its palette, kept only when clearly better', async () => {
