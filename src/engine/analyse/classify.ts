@@ -147,6 +147,28 @@ export function blockCorners(rgba: Buffer, width: number, height: number, blocks
   return { rgba: native, width: columns, height: rows };
 }
 
+/**
+ * The statistics of a reduction of an image with pixel art's evidence (palette, blends, colour
+ * edges, flatness, alpha, blocks) as measured at the image's own pixels (`own`): a smooth
+ * reduction blends every pixel edge into anti-aliasing and the palette into thousands of colours,
+ * so a sprite sheet measured on it never shows pixel art's evidence. The other statistics stay
+ * the reduction's, on which their thresholds were measured.
+ */
+export function withOwnPixelEvidence(reduced: ImageStats, own: ImageStats): ImageStats {
+  return {
+    ...reduced,
+    distinctColours: own.distinctColours,
+    aaBlendShare: own.aaBlendShare,
+    colourEdges: own.colourEdges,
+    equalOffGroundShare: own.equalOffGroundShare,
+    hardAlphaShare: own.hardAlphaShare,
+    flatTranslucentShare: own.flatTranslucentShare,
+    pixelScale: own.pixelScale,
+    blockWidth: own.blockWidth,
+    blockHeight: own.blockHeight,
+  };
+}
+
 /** Block sides blockSize tries, largest first: pixel art is shared enlarged 2×, 3×, 4×, sometimes 8×, and now and then unevenly (5 × 6). */
 const BLOCK_SCALES = [8, 6, 5, 4, 3, 2] as const;
 
@@ -501,7 +523,19 @@ export interface ImageFacts {
  */
 export const RULES = {
   pixelArt: {
+    /** Long side at its own grid of a sprite: larger, the evidence must include a stored palette or blocks (maxPixels). */
     maxLongSide: 512,
+    /**
+     * Pixels at its own grid: what pixel art's trace takes whole (WORKING_PIXELS.pixelart,
+     * prepare.ts); a larger grid would be reduced, blurring its pixels. A game's sprite or tile
+     * sheet is often larger than 512 px along a side (320 × 806, 560 × 127, 1024 × 32), stored in
+     * the game's palette. Re-saved as RGB, an image that large in a palette's worth of colours is as
+     * often a render or a screenshot reduced to one (a 640 × 480 title screen rendered in 3D and
+     * quantised to 130 colours; a screenshot's table, 139 colours and anti-aliased text whose
+     * shades recur): its blends recur as a palette's shading does, so without the palette or
+     * blocks of an enlargement it is not taken for pixel art.
+     */
+    maxPixels: 1_000_000,
     /** A small palette: what a sprite sheet holds (the emoji sheet with its glows: 460). */
     maxColours: 512,
     maxAaBlendShare: 0.06,
@@ -533,7 +567,7 @@ export const RULES = {
  * flat areas, as its drop shadows are drawn), a small palette, no
  * anti-aliasing (its colour edges step from one palette colour to the next, with no blend in a
  * shade of its own between them: aaBlendShare), enough colour edges to tell, and a grid of its own
- * (the pixels themselves, or blocks of a whole enlargement) no larger than a sprite sheet.
+ * (the pixels themselves, or blocks of a whole enlargement) that its trace takes whole.
  */
 export function isPixelArt(stats: ImageStats, facts: ImageFacts): boolean {
   return showsPixelArt(stats, facts, 1);
@@ -550,8 +584,11 @@ export function isPixelArt(stats: ImageStats, facts: ImageFacts): boolean {
  */
 function showsPixelArt(stats: ImageStats, facts: ImageFacts, margin: number): boolean {
   const rule = RULES.pixelArt;
-  const nativeLongSide = Math.max(facts.originalWidth / stats.blockWidth, facts.originalHeight / stats.blockHeight);
+  const nativeWidth = facts.originalWidth / stats.blockWidth;
+  const nativeHeight = facts.originalHeight / stats.blockHeight;
   const enlarged = stats.blockWidth > 1 && stats.blockHeight > 1;
+  // A sheet larger than a sprite is pixel art only in a stored palette or enlarged into blocks (RULES.pixelArt.maxPixels).
+  const sizeFits = nativeWidth * nativeHeight <= rule.maxPixels && (Math.max(nativeWidth, nativeHeight) <= rule.maxLongSide || facts.palette || enlarged);
   const palette = stats.distinctColours <= FEW_COLOURS;
   const aaLimit =
     palette && (facts.palette || enlarged)
@@ -561,7 +598,7 @@ function showsPixelArt(stats: ImageStats, facts: ImageFacts, margin: number): bo
         : rule.maxAaBlendShare * margin;
   const grey = isGrey(stats);
   return (
-    nativeLongSide <= rule.maxLongSide &&
+    sizeFits &&
     stats.distinctColours <= rule.maxColours &&
     // Grey images are scans (a 1-bit page, a halftone, a photograph), not drawn pixel by pixel.
     !grey &&

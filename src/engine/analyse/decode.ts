@@ -159,8 +159,8 @@ async function nativeGrid(
   return { rgba: data, width: info.width, height: info.height, enlargement: blocks };
 }
 
-/** Whether `words` (RGBA as one word each) hold at most FEW_COLOURS values; stops at the first one over. */
-export function hasFewColours(words: Uint32Array): boolean {
+/** Whether `words` (RGBA as one word each) hold at most `limit` values (FEW_COLOURS); stops at the first one over. */
+export function hasFewColours(words: Uint32Array, limit = FEW_COLOURS): boolean {
   const seen = new Set<number>();
   let previous = -1;
   for (let i = 0; i < words.length; i++) {
@@ -170,7 +170,7 @@ export function hasFewColours(words: Uint32Array): boolean {
     previous = word;
     if (!seen.has(word)) {
       seen.add(word);
-      if (seen.size > FEW_COLOURS) return false;
+      if (seen.size > limit) return false;
     }
   }
   return true;

@@ -6,7 +6,7 @@ import sharp from 'sharp';
 import { blockScale, blockSize, CLASSIFY_PIXELS, classifyImage, doubtfulAlternative, hasPixelGrid, measureImage, RULES, type ImageStats } from '../../../src/engine/analyse/classify.ts';
 import { renderSvg } from '../../../src/engine/check/render.ts';
 import { resolveCurveMode } from '../../../src/engine/trace/vtracer.ts';
-import { convertImage } from '../../../src/engine/convert.ts';
+import { convertImage, firstDecode, statisticsOf } from '../../../src/engine/convert.ts';
 import { DEFAULT_PARAMS } from '../../../src/engine/params.ts';
 import { corpusImage } from '../corpus.ts';
 import { decodeImage, type DecodedImage } from '../../../src/engine/analyse/decode.ts';
@@ -355,6 +355,45 @@ test('pixel art enlarged past the classifier\'s sample size is measured on its o
   const { width = 0, height = 0 } = await sharp(sprite).metadata();
   assert.ok(width * height > CLASSIFY_PIXELS);
   assert.equal(await chosenKind(sprite), 'pixelart');
+});
+
+/** `file` (a corpus image) repeated `columns` × `rows` times on one sheet, saved as PNG (indexed, when `palette`). */
+async function sheetOf(file: string, columns: number, rows: number, palette = false): Promise<Buffer> {
+  const tile = corpusImage(file);
+  const { width = 0, height = 0 } = await sharp(tile).metadata();
+  const tiles = Array.from({ length: columns * rows }, (_, i) => ({ input: tile, left: (i % columns) * width, top: Math.floor(i / columns) * height }));
+  const sheet = await sharp({ create: { width: width * columns, height: height * rows, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } }).composite(tiles).png().toBuffer();
+  return palette ? sharp(sheet).png({ palette: true, colours: 256, dither: 0 }).toBuffer() : sheet;
+}
+
+test('fail-safe: a tile sheet in its palette larger than the classifier\'s sample is pixel art, its evidence measured at its own pixels', async () => {
+  // 960 × 880 (0.84 MP), indexed as a game stores its sheets: reduced to the sample, every pixel
+  // edge is blended into anti-aliasing.
+  const sheet = await sheetOf('pixelart/kenney_tiny_dungeon_tilemap.png', 5, 5, true);
+  assert.equal((await sharp(sheet).metadata()).isPalette, true);
+  const decoded = (await firstDecode(sheet, LIMITS.maxInputPixels)).first;
+  assert.ok(decoded.width * decoded.height > CLASSIFY_PIXELS && decoded.width > 512, `${decoded.width} × ${decoded.height}`);
+  const reduced = await fitToPixels(decoded, CLASSIFY_PIXELS);
+  const reducedStats = measureImage(reduced.rgba, reduced.width, reduced.height);
+  assert.ok(reducedStats.distinctColours > RULES.pixelArt.maxColours || reducedStats.aaBlendShare > RULES.pixelArt.maxIndexedAaBlendShare, 'the reduction hides its evidence');
+  const stats = await statisticsOf(decoded);
+  assert.ok(stats.distinctColours <= RULES.pixelArt.maxColours && stats.aaBlendShare <= RULES.pixelArt.maxAaBlendShare, `own pixels: ${stats.distinctColours} colours, blends ${stats.aaBlendShare}`);
+  const result = await convertImage({ image: sheet, params: DEFAULT_PARAMS }, LIMITS);
+  assert.deepEqual(result.chosen, { mode: 'pixelart', curveMode: 'none' });
+  // Compared at its own pixels, where the exact trace is exact (reduced to 0.25 MP, the reference rings at every pixel edge).
+  assert.ok(result.fidelity >= 0.99, `fidelity ${result.fidelity}`);
+  // Re-saved as RGB, a sheet larger than a sprite is not taken: a render quantised to as few colours looks alike.
+  assert.notEqual(await chosenKind(await sheetOf('pixelart/kenney_tiny_dungeon_tilemap.png', 5, 5)), 'pixelart');
+  // Anti-aliased artwork as large, in as few colours, is not swept in.
+  const shapes = await sheetOf('logo/flat_shapes_transparency_300.png', 3, 3);
+  const shapesStats = await statisticsOf((await firstDecode(shapes, LIMITS.maxInputPixels)).first);
+  assert.ok(shapesStats.distinctColours <= RULES.pixelArt.maxColours, `its own pixels are measured: ${shapesStats.distinctColours} colours`);
+  assert.equal(await chosenKind(shapes), 'logo');
+});
+
+test('pixel art is taken up to the grid its trace takes whole', () => {
+  assert.equal(RULES.pixelArt.maxPixels, WORKING_PIXELS.pixelart);
+  assert.ok(RULES.pixelArt.maxLongSide ** 2 < RULES.pixelArt.maxPixels);
 });
 
 test('fail-safe: pixel art enlarged past the first decode stays pixel art, traced pixel-exact on its own grid', async () => {
