@@ -18,7 +18,7 @@ import { writeSvgDocument } from './write/svg.ts';
 import { writeFile } from './write/index.ts';
 import { cutOutImage } from './write/cutouts.ts';
 import { withWatermark } from './write/watermark.ts';
-import { paintTranslucentPixels, restoreOpacity } from './paint/opacity.ts';
+import { flatTranslucency, paintTranslucentPixels, restoreOpacity } from './paint/opacity.ts';
 import { shadeLargeShapes } from './paint/shading.ts';
 import { binariseAlpha, buildTracerConfig, decimalPlaces, plainTracerConfig, resolveCurveMode, runTracer, type ResolvedCurveMode } from './trace/vtracer.ts';
 import { checkSvg, type CheckReference, type CheckReport } from './check/check.ts';
@@ -520,7 +520,9 @@ async function traceWorking(
   const native = working.width === decoded.originalWidth;
   const sketchUpscale = kind === 'sketch' && native ? sketchUpscaleFactor(working.width * working.height) : 1;
   const source = params.inputEnhance && kind !== 'logo' ? await enhanceInput(working, kind) : working;
-  const prepared = await prepareWithinBudget(source, kind, params.colorPrecision, sketchUpscale, params.inputEnhance, denseAsArtwork);
+  // A translucent ground, panel or shadow under half alpha is traced opaque and given its opacity back.
+  const translucency = kind === 'logo' || kind === 'photo' ? flatTranslucency(source) : undefined;
+  const prepared = await prepareWithinBudget(translucency?.traced ?? source, kind, params.colorPrecision, sketchUpscale, params.inputEnhance, denseAsArtwork);
   const workingScale = prepared.width / decoded.originalWidth;
   const curveMode = resolveCurveMode(params.curveMode, kind);
   // Ink on its own pixel grid, and dense artwork (maps, charts) on a grid reduced to fit the
@@ -561,7 +563,9 @@ async function traceWorking(
   // Line art is opaque ink in the ink's colour, on one or two papers; colour shapes get their
   // opacity back (pixel art's translucent pixels were painted in theirs above).
   if (kind === 'sketch') shapes = await paintLineArt(shapes, prepared, sketchUpscale, config, STRAIGHT_TOLERANCE);
-  if (kind !== 'sketch' && !prepared.translucent && stats.partialAlphaShare > 0.005) restoreOpacity(shapes, await resizeTo(source, prepared.width, prepared.height));
+  if (kind !== 'sketch' && !prepared.translucent && stats.partialAlphaShare > 0.005) {
+    restoreOpacity(shapes, await resizeTo(translucency?.opacity ?? source, prepared.width, prepared.height), translucency ? 1 : undefined);
+  }
   // A photo's large smooth areas: gradients in place of the palette's bands (paint/shading.ts).
   if (kind === 'photo') await shadeLargeShapes(shapes, source, prepared.width, prepared.height);
   if (kind === 'sketch' && spot) {
