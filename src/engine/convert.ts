@@ -299,7 +299,7 @@ export async function statisticsOf(decoded: DecodedImage): Promise<ImageStats> {
   const onItsGrid = native !== undefined && (decoded.width / native.width) * (decoded.height / native.height) <= CLASSIFY_PIXELS;
   const sample = onItsGrid ? decoded : await fitToPixels(decoded, CLASSIFY_PIXELS);
   const stats = measureImage(sample.rgba, sample.width, sample.height, { ink: mayBeInk(decoded) });
-  // (fitToPixels returns the image itself when it fits.)
+  // A sample that is the decode itself (fitToPixels returns the image when it fits) holds its own pixels already.
   const measured = sample === decoded ? stats : withPixelEvidenceOf(stats, decoded);
   // Decoded at its own grid (decode.ts): the blocks the decode took out count with any left in it.
   if (!decoded.enlargement) return measured;
@@ -363,7 +363,7 @@ export function ownGrid(decoded: DecodedImage): RgbaImage | undefined {
 /**
  * Pixel art is compared at its own pixels, up to what its trace takes whole: reduced by a
  * fraction, its reference rings at every pixel edge where resvg draws the exact trace crisp (a
- * 320 × 806 sprite sheet, traced exactly: 0.873 at 0.25 MP, 0.999 at its own size).
+ * 320 × 806 sprite sheet, traced exactly: 0.873 at 0.25 MP, 1.000 at its own size).
  */
 function checkPixelsFor(kind: ImageKind): number {
   return kind === 'pixelart' ? RULES.pixelArt.maxPixels : CHECK_PIXELS;

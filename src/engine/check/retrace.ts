@@ -120,14 +120,6 @@ export function finerPlan(first: TracePlan, fidelity: number, originalPixels: nu
 }
 
 /**
- * Ink is drawn in two tones. A trace as ink scoring under PLAIN_BELOW may have lost a picture's
- * mid-tones rather than its lines (a grey pixel-art banner taken for ink: 0.602, its tones traced
- * from a palette 0.956, the plain trace 0.879), so under `mode: auto` the photograph's path, whose
- * palette keeps tones and whose working size keeps it cheap, is tried before the plain trace. An
- * etching keeps its ink: its hatching at its own scale decides (convert.ts, keepsDetail), and
- * the tones must win by TONE_MARGIN.
- */
-/**
  * Tones replace ink only when they score this much higher. A low score alone is no evidence
  * against ink: ink flattens the paper's light and stains on purpose, and hatching finer than the
  * check's pixels counts there only by its mean tone, which tones draw as grey patches. A 1-bit
@@ -136,6 +128,15 @@ export function finerPlan(first: TracePlan, fidelity: number, originalPixels: nu
  * corpus etching: 0.537 against 0.858; a handwritten page over-sharpened: 0.626 against 0.844).
  */
 export const TONE_MARGIN = 0.05;
+
+/**
+ * Ink is drawn in two tones. A trace as ink scoring under PLAIN_BELOW may have lost a picture's
+ * mid-tones rather than its lines (a grey pixel-art banner taken for ink: 0.602, its tones traced
+ * from a palette 0.956, the plain trace 0.879), so under `mode: auto` the photograph's path, whose
+ * palette keeps tones and whose working size keeps it cheap, is tried before the plain trace. An
+ * etching keeps its ink: its hatching at its own scale decides (convert.ts, keepsDetail), and
+ * the tones must win by TONE_MARGIN.
+ */
 export function tonePlan(first: TracePlan, fidelity: number, params: TraceParams): TracePlan | undefined {
   if (params.mode !== 'auto' || first.kind !== 'sketch' || fidelity >= PLAIN_BELOW) return undefined;
   return { kind: 'photo', reason: 'low-score', costFactor: 1 };
