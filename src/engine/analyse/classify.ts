@@ -544,7 +544,8 @@ export const RULES = {
      * holding at most a palette's worth of colours at its own size, may shade with more of its own colours.
      */
     maxIndexedAaBlendShare: 0.2,
-    minColourEdges: 16,
+    /** Colour edges needed for evidence: none blended in 8 happens by chance once in six for an icon that blends a fifth of its edges. */
+    minColourEdges: 8,
     maxEqualNeighbourShare: 0.9,
     minHardAlphaShare: 0.9,
     /** ... or translucency in flat areas: pixel art in the corpus and the tune part 0.82 (a sheet's glows), anti-aliased artwork at most 0.09. */

@@ -391,6 +391,24 @@ test('fail-safe: a tile sheet in its palette larger than the classifier\'s sampl
   assert.equal(await chosenKind(shapes), 'logo');
 });
 
+test('fail-safe: a 16 px game texture with few colour edges, none blended, is pixel art', async () => {
+  // A stone axe of three colours: a handle two pixels wide, a head with a dark rim on two sides.
+  const size = 16;
+  const rgba = Buffer.alloc(size * size * 4);
+  const set = (x: number, y: number, [r, g, b]: readonly [number, number, number]) => rgba.set([r, g, b, 255], (y * size + x) * 4);
+  for (let i = 0; i < 9; i++) {
+    set(2 + i, 13 - i, [124, 82, 44]);
+    set(3 + i, 13 - i, [124, 82, 44]);
+  }
+  for (let y = 2; y <= 6; y++) for (let x = 8; x <= 13; x++) set(x, y, y === 2 || x === 13 ? [64, 64, 64] : [128, 128, 128]);
+  const stats = measureImage(rgba, size, size);
+  assert.ok(stats.colourEdges >= RULES.pixelArt.minColourEdges && stats.colourEdges < 16, `colour edges ${stats.colourEdges}: few, as a 16 px sprite has`);
+  assert.equal(stats.aaBlendShare, 0);
+  const image = await sharp(rgba, { raw: { width: size, height: size, channels: 4 } }).png().toBuffer();
+  const result = await convertImage({ image, params: DEFAULT_PARAMS }, LIMITS);
+  assert.deepEqual(result.chosen, { mode: 'pixelart', curveMode: 'none' });
+});
+
 test('pixel art is taken up to the grid its trace takes whole', () => {
   assert.equal(RULES.pixelArt.maxPixels, WORKING_PIXELS.pixelart);
   assert.ok(RULES.pixelArt.maxLongSide ** 2 < RULES.pixelArt.maxPixels);
