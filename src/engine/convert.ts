@@ -22,7 +22,7 @@ import { flatTranslucency, paintTranslucentPixels, restoreOpacity } from './pain
 import { shadeLargeShapes } from './paint/shading.ts';
 import { binariseAlpha, buildTracerConfig, decimalPlaces, plainTracerConfig, resolveCurveMode, runTracer, type ResolvedCurveMode } from './trace/vtracer.ts';
 import { checkSvg, type CheckReference, type CheckReport } from './check/check.ts';
-import { finerPlan, palettePlan, plainPlan, RETRACE_START_BEFORE_MS, retraceFitsInTime, retracePlans, TONE_MARGIN, tonePlan, type TracePlan } from './check/retrace.ts';
+import { finerPlan, otherKindPlan, palettePlan, plainPlan, RETRACE_START_BEFORE_MS, retraceFitsInTime, retracePlans, TONE_MARGIN, tonePlan, type TracePlan } from './check/retrace.ts';
 import { detailFidelity, detailReference } from './check/detail.ts';
 import { EngineError, type TraceRequest, type TraceResult } from './types.ts';
 import { spotColourRequest, type SpotColourRequest } from './paint/spot-colours.ts';
@@ -188,6 +188,9 @@ export async function convertImage(request: TraceRequest, options: ConvertOption
   // detail too and wins clearly (a low score alone is no evidence against ink).
   const tones = otherWays ? tonePlan(best.plan, best.check.fidelity, request.params) : undefined;
   if (tones && !triedAlready(tones) && fitsInTime(tones)) await retrace(tones, TONE_MARGIN, keepsDetailOfBest);
+  // A photograph or artwork scoring that low may be the other kind.
+  const other = otherWays ? otherKindPlan(best.plan, best.check.fidelity, request.params) : undefined;
+  if (other && !triedAlready(other) && fitsInTime(other)) await retrace(other, other.kind === 'logo' ? RULES.fallThrough.minLogoGain : RETRACE_MARGIN);
   // Fail safe: a result whose first trace lost much of the picture is held against the tracer's own
   // plain trace, even where another way won part of it back (the best scores at least the first).
   const firstFidelity = (attempts[0] as Attempt).check.fidelity;

@@ -143,6 +143,24 @@ export function tonePlan(first: TracePlan, fidelity: number, params: TraceParams
 }
 
 /**
+ * A photograph or artwork scoring under PLAIN_BELOW, whatever the signatures, may be the other
+ * kind: translucent artwork over transparency taken for a photograph (a wallpaper overlay of arcs
+ * under half alpha: 0.566 as a photograph, 0.841 as artwork) fell through every retrace once its
+ * photo trace was no longer faint enough for the `faint` signature. Under `mode: auto`, the other
+ * kind is traced before the plain trace; artwork replaces a photograph only by the fall-through's
+ * margin (convert.ts), since a person prefers a photograph's texture where the scores are close.
+ */
+export function otherKindPlan(first: TracePlan, fidelity: number, params: TraceParams): TracePlan | undefined {
+  if (params.mode !== 'auto' || fidelity >= PLAIN_BELOW) return undefined;
+  if (first.kind === 'photo') return { kind: 'logo', reason: 'low-score', costFactor: LOGO_COST };
+  if (first.kind === 'logo') return { kind: 'photo', reason: 'low-score', costFactor: 1 };
+  return undefined;
+}
+
+/** The artwork path's time against the photograph's on the same image (convert.ts, LOGO_DOUBT_COST). */
+const LOGO_COST = 2;
+
+/**
  * Artwork traced by its regions (trace/artwork.ts) scoring under this may have lost detail finer
  * than its regions: a halved map's labels or a small screenshot's text. Region traces of artwork
  * above icon size in the corpus and the tune part score 0.83 and more (one with a faded region,

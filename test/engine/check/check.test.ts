@@ -8,7 +8,7 @@ import { compareImages } from '../../../src/engine/check/compare.ts';
 import { renderSvg } from '../../../src/engine/check/render.ts';
 import { CHECK_PIXELS, convertImage } from '../../../src/engine/convert.ts';
 import { fitToPixels } from '../../../src/engine/analyse/prepare.ts';
-import { finerPlan, PALETTE_BELOW, palettePlan, PLAIN_BELOW, plainPlan, retraceFitsInTime, TONE_MARGIN, tonePlan } from '../../../src/engine/check/retrace.ts';
+import { finerPlan, otherKindPlan, PALETTE_BELOW, palettePlan, PLAIN_BELOW, plainPlan, retraceFitsInTime, TONE_MARGIN, tonePlan } from '../../../src/engine/check/retrace.ts';
 import type { DecodedImage } from '../../../src/engine/analyse/decode.ts';
 import { DEFAULT_PARAMS } from '../../../src/engine/params.ts';
 import { corpusImage as corpusFile } from '../corpus.ts';
@@ -263,6 +263,15 @@ test('ink scoring low is traced again in tones before the plain trace, only unde
   const asked = await convertImage({ image: blurred, params: { ...DEFAULT_PARAMS, mode: 'sketch' } }, LIMITS);
   assert.equal(asked.chosen.mode, 'sketch');
   assert.ok(asked.check.attempts.every((a) => a.kind === 'sketch'), asked.check.attempts.map((a) => a.kind).join(', '));
+});
+
+test('a photograph or artwork scoring low is traced as the other kind too, only under mode auto', () => {
+  assert.deepEqual(otherKindPlan({ kind: 'photo' }, PLAIN_BELOW - 0.01, DEFAULT_PARAMS), { kind: 'logo', reason: 'low-score', costFactor: 2 });
+  assert.deepEqual(otherKindPlan({ kind: 'logo' }, PLAIN_BELOW - 0.01, DEFAULT_PARAMS), { kind: 'photo', reason: 'low-score', costFactor: 1 });
+  assert.equal(otherKindPlan({ kind: 'photo' }, PLAIN_BELOW, DEFAULT_PARAMS), undefined, 'a photograph scoring well is not');
+  assert.equal(otherKindPlan({ kind: 'sketch' }, 0.1, DEFAULT_PARAMS), undefined, 'ink has its own plan (tonePlan)');
+  assert.equal(otherKindPlan({ kind: 'pixelart' }, 0.1, DEFAULT_PARAMS), undefined, 'pixel art is kept on its evidence');
+  assert.equal(otherKindPlan({ kind: 'photo' }, 0.1, { ...DEFAULT_PARAMS, mode: 'photo' }), undefined, 'a caller who asked for a photograph gets one');
 });
 
 test('a low score alone does not give ink up for tones: they must win by TONE_MARGIN', async () => {
