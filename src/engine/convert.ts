@@ -22,7 +22,7 @@ import { flatTranslucency, paintTranslucentPixels, restoreOpacity } from './pain
 import { shadeLargeShapes } from './paint/shading.ts';
 import { binariseAlpha, buildTracerConfig, decimalPlaces, plainTracerConfig, resolveCurveMode, runTracer, type ResolvedCurveMode } from './trace/vtracer.ts';
 import { checkSvg, type CheckReference, type CheckReport } from './check/check.ts';
-import { finerPlan, otherKindPlan, palettePlan, plainPlan, RETRACE_START_BEFORE_MS, retraceFitsInTime, retracePlans, TONE_MARGIN, tonePlan, type TracePlan } from './check/retrace.ts';
+import { finerPlan, LOGO_COST, otherKindPlan, palettePlan, plainPlan, RETRACE_START_BEFORE_MS, retraceFitsInTime, retracePlans, TONE_MARGIN, tonePlan, type TracePlan } from './check/retrace.ts';
 import { detailFidelity, detailReference } from './check/detail.ts';
 import { EngineError, type TraceRequest, type TraceResult } from './types.ts';
 import { spotColourRequest, type SpotColourRequest } from './paint/spot-colours.ts';
@@ -53,12 +53,6 @@ const STRAIGHT_TOLERANCE = 0.15;
 const ROUND_BELOW_SCALE = 0.75;
 /** The self-check compares at most this many pixels: enough for an eye or a letter to count. */
 export const CHECK_PIXELS = 250_000;
-/**
- * A logo's trace against a photograph's of the same image, for the time check of the classifier's
- * doubt: the artwork path segments and fits what the photo path leaves to the tracer (the zune map
- * halved, on a busy machine: 3.8 s as a photograph on its grown grid, 7.1 s as a logo).
- */
-const LOGO_DOUBT_COST = 2;
 /** A retrace replaces the first result only when its fidelity is higher by at least this. */
 const RETRACE_MARGIN = 0.005;
 /**
@@ -162,7 +156,7 @@ export async function convertImage(request: TraceRequest, options: ConvertOption
   };
   // The kind the classifier is in doubt about, within the retraces' time limits: after a slow
   // first trace, a second that would end past them is not started.
-  const doubt: TracePlan | undefined = image.doubt ? { kind: image.doubt.kind, reason: 'doubt', costFactor: image.doubt.kind === 'logo' ? LOGO_DOUBT_COST : 1 } : undefined;
+  const doubt: TracePlan | undefined = image.doubt ? { kind: image.doubt.kind, reason: 'doubt', costFactor: image.doubt.kind === 'logo' ? LOGO_COST : 1 } : undefined;
   if (doubt && image.doubt && fitsInTime(doubt)) await retrace(doubt, image.doubt.margin);
   /** A trace coarser than the decode must also draw the most detailed crop at the image's own scale as well as the best so far. */
   const keepsDetailOfBest = (candidate: Attempt): boolean => keepsDetail(candidate, best, largestDecode(image));

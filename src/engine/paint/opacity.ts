@@ -4,6 +4,7 @@
 
 import type { RgbaImage } from '../analyse/prepare.ts';
 import { flat, meanColour, shapeBox, type Rgb, type TracedShape } from '../geometry.ts';
+import { binariseAlpha } from '../trace/vtracer.ts';
 
 /** Samples per shape at most; the mean alpha needs no more. */
 const SAMPLES_PER_SHAPE = 4096;
@@ -92,13 +93,12 @@ export function flatTranslucency(image: RgbaImage): { traced: RgbaImage; opacity
   }
   if (count < TRANSLUCENT_MIN_SHARE * width * height) return undefined;
   const traced = Buffer.from(rgba);
-  const opacity = Buffer.from(rgba);
+  // The tracer's own binary alpha, the flat translucency given back its pixels.
+  const opacity = binariseAlpha(rgba);
   for (let p = 0; p < width * height; p++) {
-    if (flatPixels[p]) {
-      traced[p * 4 + 3] = 255;
-    } else {
-      opacity[p * 4 + 3] = (rgba[p * 4 + 3] as number) >= 128 ? 255 : 0;
-    }
+    if (!flatPixels[p]) continue;
+    traced[p * 4 + 3] = 255;
+    rgba.copy(opacity, p * 4, p * 4, p * 4 + 4);
   }
   return { traced: { rgba: traced, width, height }, opacity: { rgba: opacity, width, height } };
 }
