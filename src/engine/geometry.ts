@@ -151,47 +151,74 @@ export function withoutDegenerateSubpaths(image: VectorImage, decimals: number):
   const step = 10 ** decimals;
   // A sixteenth of a pixel: a speck no renderer shows as more than a faint tint.
   const minimumArea = Math.max(0.5 / (step * step), MIN_SUBPATH_AREA);
-  const round = (value: number, scale: number) => Math.round(value * scale * step) / step;
-  const shapes: TracedShape[] = [];
-  for (const shape of image.shapes) {
+  // Shapes and paths are copied only once one of them changes: most are kept whole (a photograph's
+  // 10⁵ shapes), and copying each to compare it with the original was most of this pass's time.
+  let shapes: TracedShape[] | undefined;
+  for (let s = 0; s < image.shapes.length; s++) {
+    const shape = image.shapes[s] as TracedShape;
     // A stroke encloses nothing by design: its lines are what is drawn.
-    if (shape.stroke) {
-      shapes.push(shape);
+    // A shape without paths is dropped, as is one left without any.
+    let paths: PathGeometry[] | undefined = !shape.stroke && shape.paths.length === 0 ? [] : undefined;
+    if (!shape.stroke) {
+      for (let p = 0; p < shape.paths.length; p++) {
+        const path = shape.paths[p] as PathGeometry;
+        const kept = withoutDegenerateSubpathsOf(path, image.scaleX, image.scaleY, step, minimumArea);
+        if (kept !== path && !paths) paths = shape.paths.slice(0, p);
+        if (paths && kept) paths.push(kept);
+      }
+    }
+    if (paths && !shapes) shapes = image.shapes.slice(0, s);
+    if (shapes && (!paths || paths.length > 0)) shapes.push(paths ? { ...shape, paths } : shape);
+  }
+  return shapes ? { ...image, shapes } : image;
+}
+
+/** One path without its degenerate subpaths (withoutDegenerateSubpaths): the path itself when all are kept, undefined when none is. */
+function withoutDegenerateSubpathsOf(path: PathGeometry, scaleX: number, scaleY: number, step: number, minimumArea: number): PathGeometry | undefined {
+  const { commands, coords } = path;
+  let kept: PathGeometry | undefined;
+  let command = 0;
+  let coord = 0;
+  while (command < commands.length) {
+    // One subpath: a move and everything up to the next move.
+    const firstCommand = command;
+    const firstCoord = coord;
+    do {
+      const kind = commands[command] as number;
+      coord += kind === PathCommand.cubic ? 6 : kind === PathCommand.close ? 0 : 2;
+      command++;
+    } while (command < commands.length && commands[command] !== PathCommand.move);
+    // The shoelace sum over the points as written, each point rounded once.
+    const count = (coord - firstCoord) / 2;
+    const x0 = Math.round((coords[firstCoord] as number) * scaleX * step) / step;
+    const y0 = Math.round((coords[firstCoord + 1] as number) * scaleY * step) / step;
+    let xi = x0;
+    let yi = y0;
+    let twiceArea = 0;
+    for (let i = 0; i < count; i++) {
+      let xj = x0;
+      let yj = y0;
+      if (i + 1 < count) {
+        xj = Math.round((coords[firstCoord + 2 * i + 2] as number) * scaleX * step) / step;
+        yj = Math.round((coords[firstCoord + 2 * i + 3] as number) * scaleY * step) / step;
+      }
+      twiceArea += xi * yj - xj * yi;
+      xi = xj;
+      yi = yj;
+    }
+    const keep = !(Math.abs(twiceArea) / 2 < minimumArea);
+    if (keep && !kept) continue;
+    if (!kept) {
+      // The first subpath dropped: the ones before it are copied, and every later one kept is added.
+      kept = { commands: commands.slice(0, firstCommand), coords: coords.slice(0, firstCoord) };
       continue;
     }
-    const paths: PathGeometry[] = [];
-    for (const path of shape.paths) {
-      const kept: PathGeometry = { commands: [], coords: [] };
-      let command = 0;
-      let coord = 0;
-      while (command < path.commands.length) {
-        // One subpath: a move and everything up to the next move.
-        const firstCommand = command;
-        const firstCoord = coord;
-        do {
-          const kind = path.commands[command] as number;
-          coord += kind === PathCommand.cubic ? 6 : kind === PathCommand.close ? 0 : 2;
-          command++;
-        } while (command < path.commands.length && path.commands[command] !== PathCommand.move);
-        let twiceArea = 0;
-        const count = (coord - firstCoord) / 2;
-        for (let i = 0; i < count; i++) {
-          const j = (i + 1) % count;
-          const xi = round(path.coords[firstCoord + 2 * i] as number, image.scaleX);
-          const yi = round(path.coords[firstCoord + 2 * i + 1] as number, image.scaleY);
-          const xj = round(path.coords[firstCoord + 2 * j] as number, image.scaleX);
-          const yj = round(path.coords[firstCoord + 2 * j + 1] as number, image.scaleY);
-          twiceArea += xi * yj - xj * yi;
-        }
-        if (Math.abs(twiceArea) / 2 < minimumArea) continue;
-        for (let i = firstCommand; i < command; i++) kept.commands.push(path.commands[i] as number);
-        for (let i = firstCoord; i < coord; i++) kept.coords.push(path.coords[i] as number);
-      }
-      if (kept.commands.length > 0) paths.push(kept.commands.length === path.commands.length ? path : kept);
-    }
-    if (paths.length > 0) shapes.push(paths.length === shape.paths.length && paths.every((p, i) => p === shape.paths[i]) ? shape : { ...shape, paths });
+    if (!keep) continue;
+    for (let i = firstCommand; i < command; i++) kept.commands.push(commands[i] as number);
+    for (let i = firstCoord; i < coord; i++) kept.coords.push(coords[i] as number);
   }
-  return shapes.length === image.shapes.length && shapes.every((s, i) => s === image.shapes[i]) ? image : { ...image, shapes };
+  if (!kept) return commands.length > 0 ? path : undefined;
+  return kept.commands.length > 0 ? kept : undefined;
 }
 
 /**
@@ -201,76 +228,132 @@ export function withoutDegenerateSubpaths(image: VectorImage, decimals: number):
  * each costing three points in the document; drawn, nothing changes beyond the rounding.
  */
 export function withStraightLines(image: VectorImage, decimals: number): VectorImage {
-  const tolerance = 0.5 * 10 ** -decimals;
-  const { scaleX, scaleY } = image;
-  /** distanceToSegment in original pixels: p from the segment a→b. */
-  const off = (px: number, py: number, ax: number, ay: number, bx: number, by: number): number =>
-    distanceToSegment(px * scaleX, py * scaleY, ax * scaleX, ay * scaleY, bx * scaleX, by * scaleY);
-  const straighten = (path: PathGeometry): PathGeometry => {
-    const commands: number[] = [];
-    const coords: number[] = [];
-    let x = 0;
-    let y = 0;
-    // Where the last written command, if a line, started: a line after it may extend it.
-    let lineFromX = NaN;
-    let lineFromY = NaN;
-    let read = 0;
-    const lineTo = (toX: number, toY: number) => {
-      if (commands[commands.length - 1] === PathCommand.line && !Number.isNaN(lineFromX)) {
-        if (off(x, y, lineFromX, lineFromY, toX, toY) <= tolerance) {
-          coords[coords.length - 2] = toX;
-          coords[coords.length - 1] = toY;
-          x = toX;
-          y = toY;
-          return;
-        }
-      }
-      lineFromX = x;
-      lineFromY = y;
-      commands.push(PathCommand.line);
-      coords.push(toX, toY);
-      x = toX;
-      y = toY;
-    };
-    for (const command of path.commands) {
-      if (command === PathCommand.move || command === PathCommand.line) {
-        const toX = path.coords[read] as number;
-        const toY = path.coords[read + 1] as number;
-        read += 2;
-        if (command === PathCommand.line) {
-          lineTo(toX, toY);
-          continue;
-        }
-        commands.push(command);
-        coords.push(toX, toY);
-        x = toX;
-        y = toY;
-        lineFromX = NaN;
-      } else if (command === PathCommand.cubic) {
-        const c = path.coords;
-        const toX = c[read + 4] as number;
-        const toY = c[read + 5] as number;
-        const straight =
-          (toX !== x || toY !== y) &&
-          off(c[read] as number, c[read + 1] as number, x, y, toX, toY) <= tolerance &&
-          off(c[read + 2] as number, c[read + 3] as number, x, y, toX, toY) <= tolerance;
-        if (straight) {
-          read += 6;
-          lineTo(toX, toY);
-          continue;
-        }
-        commands.push(command);
-        for (let k = 0; k < 6; k++) coords.push(c[read + k] as number);
-        read += 6;
-        x = toX;
-        y = toY;
-        lineFromX = NaN;
-      } else {
-        commands.push(command);
-        lineFromX = NaN;
-      }
-    }
-    return coords.length === path.coords.length ? path : { commands, coords };
+  const straightening: Straightening = {
+    tolerance: 0.5 * 10 ** -decimals,
+    scaleX: image.scaleX,
+    scaleY: image.scaleY,
+    commands: new Uint8Array(256),
+    coords: new Float64Array(1024),
+    commandCount: 0,
+    coordCount: 0,
+    x: 0,
+    y: 0,
+    lineFromX: NaN,
+    lineFromY: NaN,
   };
-  return { ...image, shapes: image.shapes.map((shape) => ({ ...shape, paths: shape.paths.map(straighten) })) };
+  // A shape keeps its object, and a path its arrays, where nothing is straightened: most are
+  // unchanged (a photograph's 10⁵ shapes), and copying each cost more than reading it.
+  const shapes = image.shapes.map((shape) => {
+    let paths: PathGeometry[] | undefined;
+    for (let p = 0; p < shape.paths.length; p++) {
+      const path = shape.paths[p] as PathGeometry;
+      const straight = straightened(path, straightening);
+      if (straight !== path && !paths) paths = shape.paths.slice(0, p);
+      if (paths) paths.push(straight);
+    }
+    return paths ? { ...shape, paths } : shape;
+  });
+  return { ...image, shapes };
+}
+
+/** A path being straightened (withStraightLines), written into arrays reused from path to path. */
+interface Straightening {
+  tolerance: number;
+  scaleX: number;
+  scaleY: number;
+  commands: Uint8Array;
+  coords: Float64Array;
+  commandCount: number;
+  coordCount: number;
+  /** The pen. */
+  x: number;
+  y: number;
+  /** Where the last written command, if a line, started: a line after it may extend it. */
+  lineFromX: number;
+  lineFromY: number;
+}
+
+/** The path with straight cubics as lines and lines in one direction joined; the path itself when nothing changes. */
+function straightened(path: PathGeometry, s: Straightening): PathGeometry {
+  const c = path.coords;
+  const { commands } = path;
+  if (s.commands.length < commands.length) s.commands = new Uint8Array(commands.length * 2);
+  if (s.coords.length < c.length) s.coords = new Float64Array(c.length * 2);
+  s.commandCount = 0;
+  s.coordCount = 0;
+  s.x = 0;
+  s.y = 0;
+  s.lineFromX = NaN;
+  s.lineFromY = NaN;
+  let read = 0;
+  for (let index = 0; index < commands.length; index++) {
+    const command = commands[index] as number;
+    if (command === PathCommand.move || command === PathCommand.line) {
+      const toX = c[read] as number;
+      const toY = c[read + 1] as number;
+      read += 2;
+      if (command === PathCommand.line) {
+        straightLineTo(s, toX, toY);
+        continue;
+      }
+      s.commands[s.commandCount++] = command;
+      s.coords[s.coordCount++] = toX;
+      s.coords[s.coordCount++] = toY;
+      s.x = toX;
+      s.y = toY;
+      s.lineFromX = NaN;
+    } else if (command === PathCommand.cubic) {
+      const toX = c[read + 4] as number;
+      const toY = c[read + 5] as number;
+      const straight =
+        (toX !== s.x || toY !== s.y) &&
+        offSegment(s, c[read] as number, c[read + 1] as number, s.x, s.y, toX, toY) <= s.tolerance &&
+        offSegment(s, c[read + 2] as number, c[read + 3] as number, s.x, s.y, toX, toY) <= s.tolerance;
+      if (straight) {
+        read += 6;
+        straightLineTo(s, toX, toY);
+        continue;
+      }
+      s.commands[s.commandCount++] = command;
+      for (let k = 0; k < 6; k++) s.coords[s.coordCount++] = c[read + k] as number;
+      read += 6;
+      s.x = toX;
+      s.y = toY;
+      s.lineFromX = NaN;
+    } else {
+      s.commands[s.commandCount++] = command;
+      s.lineFromX = NaN;
+    }
+  }
+  // Every change drops coordinates: as many as the path's means nothing changed.
+  if (s.coordCount === c.length) return path;
+  const out: PathGeometry = { commands: [], coords: [] };
+  for (let i = 0; i < s.commandCount; i++) out.commands.push(s.commands[i] as number);
+  for (let i = 0; i < s.coordCount; i++) out.coords.push(s.coords[i] as number);
+  return out;
+}
+
+/** A line to (toX, toY), extending the line before it where that one runs on in the same direction. */
+function straightLineTo(s: Straightening, toX: number, toY: number): void {
+  if (s.commandCount > 0 && s.commands[s.commandCount - 1] === PathCommand.line && !Number.isNaN(s.lineFromX)) {
+    if (offSegment(s, s.x, s.y, s.lineFromX, s.lineFromY, toX, toY) <= s.tolerance) {
+      s.coords[s.coordCount - 2] = toX;
+      s.coords[s.coordCount - 1] = toY;
+      s.x = toX;
+      s.y = toY;
+      return;
+    }
+  }
+  s.lineFromX = s.x;
+  s.lineFromY = s.y;
+  s.commands[s.commandCount++] = PathCommand.line;
+  s.coords[s.coordCount++] = toX;
+  s.coords[s.coordCount++] = toY;
+  s.x = toX;
+  s.y = toY;
+}
+
+/** distanceToSegment in original pixels: p from the segment a→b. */
+function offSegment(s: Straightening, px: number, py: number, ax: number, ay: number, bx: number, by: number): number {
+  return distanceToSegment(px * s.scaleX, py * s.scaleY, ax * s.scaleX, ay * s.scaleY, bx * s.scaleX, by * s.scaleY);
 }
