@@ -23,9 +23,34 @@ export function roundPolygons(shapes: TracedShape[], frame: Frame, corner = CORN
   for (const shape of shapes) shape.paths = shape.paths.map((path) => roundedPath(path, frame, corner));
 }
 
+/**
+ * Rounded paths are written into these, reused from path to path, and each path's arrays copied
+ * out at their final length: a photograph has 10⁵ polygons, and arrays grown point by point kept
+ * the collector busy.
+ */
+interface Written {
+  commands: number[];
+  coords: number[];
+  commandCount: number;
+  coordCount: number;
+}
+
+const SCRATCH: Written = { commands: [], coords: [], commandCount: 0, coordCount: 0 };
+
+function addCommand(out: Written, command: number): void {
+  out.commands[out.commandCount++] = command;
+}
+
+function addPoint(out: Written, x: number, y: number): void {
+  out.coords[out.coordCount++] = x;
+  out.coords[out.coordCount++] = y;
+}
+
 function roundedPath(path: PathGeometry, frame: Frame, corner: number): PathGeometry {
   const { commands, coords } = path;
-  const out: PathGeometry = { commands: [], coords: [] };
+  const out = SCRATCH;
+  out.commandCount = 0;
+  out.coordCount = 0;
   let step = 0;
   let at = 0;
   while (step < commands.length) {
@@ -49,53 +74,77 @@ function roundedPath(path: PathGeometry, frame: Frame, corner: number): PathGeom
     if (points > 1 && coords[firstCoord] === coords[at - 2] && coords[firstCoord + 1] === coords[at - 1]) points--;
     if (onlyLines && points >= 3) writeRounded(out, coords, firstCoord, points, frame, corner);
     else {
-      for (let s = first; s < step; s++) out.commands.push(commands[s] as number);
-      for (let c = firstCoord; c < at; c++) out.coords.push(coords[c] as number);
+      for (let s = first; s < step; s++) addCommand(out, commands[s] as number);
+      for (let c = firstCoord; c < at; c++) out.coords[out.coordCount++] = coords[c] as number;
     }
   }
-  return out;
+  return { commands: out.commands.slice(0, out.commandCount), coords: out.coords.slice(0, out.coordCount) };
 }
 
+/**
+ * Where the curve meets side v (from vertex v to v + 1) of the `count` vertices at coords[from]:
+ * `corner` from either end (the midpoint of a short side). Written to ends[0–3]: entry x, y, exit x, y.
+ */
+function sideEnds(coords: number[], from: number, count: number, v: number, corner: number, ends: Float64Array): void {
+  const a = from + 2 * (v % count);
+  const b = from + 2 * ((v + 1) % count);
+  const ax = coords[a] as number;
+  const ay = coords[a + 1] as number;
+  const bx = coords[b] as number;
+  const by = coords[b + 1] as number;
+  const length = Math.hypot(bx - ax, by - ay);
+  const t = length > 2 * corner ? corner / length : 0.5;
+  ends[0] = ax + (bx - ax) * t;
+  ends[1] = ay + (by - ay) * t;
+  ends[2] = bx - (bx - ax) * t;
+  ends[3] = by - (by - ay) * t;
+}
+
+/** Where a side's rounded corners end (sideEnds), reused from polygon to polygon. */
+const SIDE = new Float64Array(4);
+
 /** The closed quadratic B-spline of `count` vertices starting at coords[from], sides longer than 2 × corner kept straight in the middle. */
-function writeRounded(out: PathGeometry, coords: number[], from: number, count: number, frame: Frame, corner: number): void {
-  const x = (v: number) => coords[from + 2 * (v % count)] as number;
-  const y = (v: number) => coords[from + 2 * (v % count) + 1] as number;
-  const onFrame = (v: number) => x(v) <= 0 || y(v) <= 0 || x(v) >= frame.width || y(v) >= frame.height;
-  // Where the curve meets each side: `d` from either end (the midpoint of a short side).
-  const sideEnds = (v: number): [number, number, number, number] => {
-    const ax = x(v);
-    const ay = y(v);
-    const bx = x(v + 1);
-    const by = y(v + 1);
-    const length = Math.hypot(bx - ax, by - ay);
-    const t = length > 2 * corner ? corner / length : 0.5;
-    return [ax + (bx - ax) * t, ay + (by - ay) * t, bx - (bx - ax) * t, by - (by - ay) * t];
-  };
-  let side = sideEnds(0);
-  const startX = side[0];
-  const startY = side[1];
-  out.commands.push(PathCommand.move);
-  out.coords.push(startX, startY);
+function writeRounded(out: Written, coords: number[], from: number, count: number, frame: Frame, corner: number): void {
+  sideEnds(coords, from, count, 0, corner, SIDE);
+  const startX = SIDE[0] as number;
+  const startY = SIDE[1] as number;
+  let entryX = startX;
+  let entryY = startY;
+  let exitX = SIDE[2] as number;
+  let exitY = SIDE[3] as number;
+  addCommand(out, PathCommand.move);
+  addPoint(out, startX, startY);
   for (let v = 0; v < count; v++) {
-    const [, , exitX, exitY] = side;
-    if (side[0] !== exitX || side[1] !== exitY) {
-      out.commands.push(PathCommand.line);
-      out.coords.push(exitX, exitY);
+    if (entryX !== exitX || entryY !== exitY) {
+      addCommand(out, PathCommand.line);
+      addPoint(out, exitX, exitY);
     }
     // Round the corner at the side's end: control point the vertex, to where the next side starts.
-    const cx = x(v + 1);
-    const cy = y(v + 1);
-    const next = v + 1 < count ? sideEnds(v + 1) : undefined;
-    const toX = next ? next[0] : startX;
-    const toY = next ? next[1] : startY;
-    if (onFrame(v + 1)) {
-      out.commands.push(PathCommand.line, PathCommand.line);
-      out.coords.push(cx, cy, toX, toY);
+    const vertex = from + 2 * ((v + 1) % count);
+    const cx = coords[vertex] as number;
+    const cy = coords[vertex + 1] as number;
+    const last = v + 1 >= count;
+    if (!last) sideEnds(coords, from, count, v + 1, corner, SIDE);
+    const toX = last ? startX : (SIDE[0] as number);
+    const toY = last ? startY : (SIDE[1] as number);
+    // Vertices on the picture's frame stay sharp.
+    if (cx <= 0 || cy <= 0 || cx >= frame.width || cy >= frame.height) {
+      addCommand(out, PathCommand.line);
+      addCommand(out, PathCommand.line);
+      addPoint(out, cx, cy);
+      addPoint(out, toX, toY);
     } else {
-      out.commands.push(PathCommand.cubic);
-      out.coords.push(exitX + ((cx - exitX) * 2) / 3, exitY + ((cy - exitY) * 2) / 3, toX + ((cx - toX) * 2) / 3, toY + ((cy - toY) * 2) / 3, toX, toY);
+      addCommand(out, PathCommand.cubic);
+      addPoint(out, exitX + ((cx - exitX) * 2) / 3, exitY + ((cy - exitY) * 2) / 3);
+      addPoint(out, toX + ((cx - toX) * 2) / 3, toY + ((cy - toY) * 2) / 3);
+      addPoint(out, toX, toY);
     }
-    if (next) side = next;
+    if (!last) {
+      entryX = SIDE[0] as number;
+      entryY = SIDE[1] as number;
+      exitX = SIDE[2] as number;
+      exitY = SIDE[3] as number;
+    }
   }
-  out.commands.push(PathCommand.close);
+  addCommand(out, PathCommand.close);
 }
