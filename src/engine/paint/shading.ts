@@ -42,25 +42,78 @@ const MIN_DRAWN_BOX = 16;
 const MAP_PIXELS = 500_000;
 
 /**
- * A shape's outlines as SVG path data on the map: the polygon through its segments' ends (within
- * a pixel of the curves, and quicker to draw), in whole map pixels.
+ * The map's SVG, written as ASCII bytes: a photograph's map holds 10⁴ shapes and 10⁶ numbers, and
+ * a string per number, joined per shape, cost more than drawing them.
  */
-function polygonData(shape: TracedShape, scaleX: number, scaleY: number): string {
-  const parts: string[] = [];
+interface MapText {
+  bytes: Buffer;
+  length: number;
+}
+
+/** Makes room for this many more bytes. */
+function reserve(text: MapText, bytes: number): void {
+  if (text.length + bytes <= text.bytes.length) return;
+  const grown = Buffer.allocUnsafe(Math.max(text.bytes.length * 2, text.length + bytes));
+  text.bytes.copy(grown, 0, 0, text.length);
+  text.bytes = grown;
+}
+
+function writeAscii(text: MapText, ascii: string): void {
+  reserve(text, ascii.length);
+  text.length += text.bytes.write(ascii, text.length, 'latin1');
+}
+
+function writeByte(text: MapText, byte: number): void {
+  reserve(text, 1);
+  text.bytes[text.length++] = byte;
+}
+
+/** Writes a number as String() does, digit by digit where it is a whole number of a few digits. */
+function writeWhole(text: MapText, value: number): void {
+  if (!Number.isInteger(value) || Math.abs(value) >= 1e9) {
+    writeAscii(text, String(value));
+    return;
+  }
+  reserve(text, 11);
+  // -0 is written "0", as String(-0) is.
+  if (value < 0) text.bytes[text.length++] = 45;
+  let rest = Math.abs(value);
+  let digits = 1;
+  for (let power = 10; power <= rest; power *= 10) digits++;
+  for (let at = text.length + digits - 1; at >= text.length; at--) {
+    text.bytes[at] = 48 + (rest % 10);
+    rest = Math.floor(rest / 10);
+  }
+  text.length += digits;
+}
+
+/**
+ * A shape's outlines as SVG path data on the map: the polygon through its segments' ends (within
+ * a pixel of the curves, and quicker to draw), in whole map pixels, tokens one space apart.
+ */
+function writePolygonData(text: MapText, shape: TracedShape, scaleX: number, scaleY: number): void {
+  let first = true;
   for (const path of shape.paths) {
+    const { commands, coords } = path;
     let at = 0;
-    for (const command of path.commands) {
+    for (let index = 0; index < commands.length; index++) {
+      const command = commands[index] as number;
+      if (!first) writeByte(text, 32);
+      first = false;
       if (command === PathCommand.close) {
-        parts.push('Z');
+        writeByte(text, 90);
         continue;
       }
       const points = command === PathCommand.cubic ? 3 : 1;
       const end = at + (points - 1) * 2;
-      parts.push(command === PathCommand.move ? 'M' : 'L', String(Math.round((path.coords[end] as number) * scaleX)), String(Math.round((path.coords[end + 1] as number) * scaleY)));
+      writeByte(text, command === PathCommand.move ? 77 : 76);
+      writeByte(text, 32);
+      writeWhole(text, Math.round((coords[end] as number) * scaleX));
+      writeByte(text, 32);
+      writeWhole(text, Math.round((coords[end + 1] as number) * scaleY));
       at += points * 2;
     }
   }
-  return parts.join(' ');
 }
 
 /**
@@ -70,16 +123,20 @@ function polygonData(shape: TracedShape, scaleX: number, scaleY: number): string
 export function visibleShapes(shapes: readonly TracedShape[], width: number, height: number, mapWidth = width, mapHeight = height): Int32Array {
   const scaleX = mapWidth / width;
   const scaleY = mapHeight / height;
-  const elements: string[] = [];
-  shapes.forEach((shape, index) => {
+  const text: MapText = { bytes: Buffer.allocUnsafe(1 << 16), length: 0 };
+  writeAscii(text, `<svg xmlns="http://www.w3.org/2000/svg" width="${mapWidth}" height="${mapHeight}" viewBox="0 0 ${mapWidth} ${mapHeight}" shape-rendering="crispEdges">`);
+  for (let index = 0; index < shapes.length; index++) {
+    const shape = shapes[index] as TracedShape;
     const box = shapeBox(shape);
-    if ((box.x1 - box.x0) * (box.y1 - box.y0) < MIN_DRAWN_BOX) return;
+    if ((box.x1 - box.x0) * (box.y1 - box.y0) < MIN_DRAWN_BOX) continue;
     const colour = (index + 1).toString(16).padStart(6, '0');
     // The id's bytes as red, green, blue: low byte first.
-    elements.push(`<path fill="#${colour.slice(4, 6)}${colour.slice(2, 4)}${colour.slice(0, 2)}" d="${polygonData(shape, scaleX, scaleY)}"/>`);
-  });
-  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${mapWidth}" height="${mapHeight}" viewBox="0 0 ${mapWidth} ${mapHeight}" shape-rendering="crispEdges">${elements.join('')}</svg>`;
-  const rendered = new Resvg(svg, { font: { loadSystemFonts: false } }).render();
+    writeAscii(text, `<path fill="#${colour.slice(4, 6)}${colour.slice(2, 4)}${colour.slice(0, 2)}" d="`);
+    writePolygonData(text, shape, scaleX, scaleY);
+    writeAscii(text, '"/>');
+  }
+  writeAscii(text, '</svg>');
+  const rendered = new Resvg(text.bytes.subarray(0, text.length), { font: { loadSystemFonts: false } }).render();
   const pixels = rendered.pixels;
   const renderedWidth = rendered.width;
   const rows = Math.min(mapHeight, rendered.height);
