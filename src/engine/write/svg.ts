@@ -148,10 +148,7 @@ function writeGeometry(text: SvgText, geometry: PathGeometry, options: PathWrite
   let subpathX = 0;
   let subpathY = 0;
   let at = 0;
-  const controlPoint = (x: number, y: number) => {
-    writeNumber(text, Math.round(x * sx) - penX);
-    writeNumber(text, Math.round(y * sy) - penY);
-  };
+  // No closure over the pen here: a captured variable that changes lives in memory, not a register.
   for (let index = 0; index < commands.length; index++) {
     const command = commands[index] as number;
     if (command === PathCommand.close) {
@@ -216,14 +213,16 @@ function writeGeometry(text: SvgText, geometry: PathGeometry, options: PathWrite
     const toX = Math.round((coords[at + 4] as number) * sx);
     const toY = Math.round((coords[at + 5] as number) * sy);
     // A quadratic raised to a cubic (rounded polygons, trace/rounded.ts) is written as one: two numbers fewer.
-    const control = quadraticControl(fromX, fromY, coords, at);
-    if (control) {
+    if (quadraticControl(fromX, fromY, coords, at, QUADRATIC_CONTROL)) {
       writeCommand(text, LOWER_Q);
-      controlPoint(control[0], control[1]);
+      writeNumber(text, Math.round((QUADRATIC_CONTROL[0] as number) * sx) - penX);
+      writeNumber(text, Math.round((QUADRATIC_CONTROL[1] as number) * sy) - penY);
     } else {
       writeCommand(text, LOWER_C);
-      controlPoint(coords[at] as number, coords[at + 1] as number);
-      controlPoint(coords[at + 2] as number, coords[at + 3] as number);
+      writeNumber(text, Math.round((coords[at] as number) * sx) - penX);
+      writeNumber(text, Math.round((coords[at + 1] as number) * sy) - penY);
+      writeNumber(text, Math.round((coords[at + 2] as number) * sx) - penX);
+      writeNumber(text, Math.round((coords[at + 3] as number) * sy) - penY);
     }
     writeNumber(text, toX - penX);
     writeNumber(text, toY - penY);
@@ -238,20 +237,25 @@ function writeGeometry(text: SvgText, geometry: PathGeometry, options: PathWrite
   text.penY = penY;
 }
 
+/** Where quadraticControl puts the control point it finds: one array for every cubic written. */
+const QUADRATIC_CONTROL = new Float64Array(2);
+
 /**
- * The control point of the quadratic a cubic (from x0, y0; its points at coords[at]) was raised
- * from, or undefined when it is a true cubic.
+ * Whether a cubic (from x0, y0; its points at coords[at]) was raised from a quadratic, whose
+ * control point is then written to `control`; false for a true cubic.
  */
-function quadraticControl(x0: number, y0: number, coords: number[], at: number): [number, number] | undefined {
+function quadraticControl(x0: number, y0: number, coords: number[], at: number, control: Float64Array): boolean {
   const x3 = coords[at + 4] as number;
   const y3 = coords[at + 5] as number;
   // A raised quadratic has c1 = p0 + 2/3 (q − p0) and c2 = p3 + 2/3 (q − p3): both give the same q.
   const qx = x0 + 1.5 * ((coords[at] as number) - x0);
   const qy = y0 + 1.5 * ((coords[at + 1] as number) - y0);
   const tolerance = 1e-6 * (1 + Math.abs(qx) + Math.abs(qy));
-  if (Math.abs(x3 + 1.5 * ((coords[at + 2] as number) - x3) - qx) > tolerance) return undefined;
-  if (Math.abs(y3 + 1.5 * ((coords[at + 3] as number) - y3) - qy) > tolerance) return undefined;
-  return [qx, qy];
+  if (Math.abs(x3 + 1.5 * ((coords[at + 2] as number) - x3) - qx) > tolerance) return false;
+  if (Math.abs(y3 + 1.5 * ((coords[at + 3] as number) - y3) - qy) > tolerance) return false;
+  control[0] = qx;
+  control[1] = qy;
+  return true;
 }
 
 /**
