@@ -3,6 +3,7 @@
 // whole and tile by tile. Both are composited on white and on black, and the worse is kept:
 // light artwork on transparency vanishes on white, dark artwork on black.
 
+import { hypot } from '../geometry.ts';
 import { oklabOver } from './oklab.ts';
 
 export interface Comparison {
@@ -110,8 +111,8 @@ export function compareImages(source: Uint8Array, result: Uint8Array, width: num
       deltaE[p] = d;
       total += d;
       if (ground === 1) {
-        const chroma = Math.hypot(a[i + 1] as number, a[i + 2] as number);
-        if (chroma >= COLOURED && Math.hypot(b[i + 1] as number, b[i + 2] as number) * 3 <= chroma) colourLost++;
+        const chroma = hypot(a[i + 1] as number, a[i + 2] as number);
+        if (chroma >= COLOURED && hypot(b[i + 1] as number, b[i + 2] as number) * 3 <= chroma) colourLost++;
       }
     }
     if (ground === 1 && options.tones) toneLost = tonesLost(a, b, width, height);

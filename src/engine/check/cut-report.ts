@@ -13,7 +13,7 @@
 //   coordinates' grid, leave slivers narrower than a grid step).
 
 import { Clipper, FillRule, type Path64, type Paths64 } from 'clipper2-ts';
-import { shapeBox, type Box, type TracedShape, type VectorImage } from '../geometry.ts';
+import { hypot, shapeBox, type Box, type TracedShape, type VectorImage } from '../geometry.ts';
 import { flattenGeometry, flattenOpenGeometry } from '../write/flatten.ts';
 import { isNarrowerThan, measuringGrid, piecePaths, piecesOf, ringsOf } from '../write/min-feature.ts';
 import type { Grid } from '../write/cutouts.ts';
@@ -50,7 +50,7 @@ function perimeter(ring: Path64): number {
   for (let i = 0; i < ring.length; i++) {
     const a = ring[i] as { x: number; y: number };
     const b = ring[(i + 1) % ring.length] as { x: number; y: number };
-    length += Math.hypot(b.x - a.x, b.y - a.y);
+    length += hypot(b.x - a.x, b.y - a.y);
   }
   return length;
 }

@@ -5,7 +5,7 @@
 // paint/shading.ts). Gradients carry as many stops as their profile needs: the colour is
 // sampled along the gradient's axis and the samples simplified to within STOP_TOLERANCE.
 
-import type { GradientStop, Paint, Rgb } from '../geometry.ts';
+import { hypot, type GradientStop, type Paint, type Rgb } from '../geometry.ts';
 import type { Segmentation } from '../segment/segment.ts';
 
 /** What paints are fitted to: each pixel's region (−1 for none) and the premultiplied colours. */
@@ -377,7 +377,7 @@ function radialCandidate(pixels: RegionPixels, factor: number): Candidate | null
   if (weight === 0) return null;
   centreX /= weight;
   centreY /= weight;
-  const distance = (x: number, y: number) => Math.hypot(x - centreX, y - centreY);
+  const distance = (x: number, y: number) => hypot(x - centreX, y - centreY);
   const [near, far] = fullExtent(pixels, distance);
   // A centre far outside the shape makes circles that are nearly lines: the linear candidate covers that.
   if (near > far * 0.5) return null;

@@ -19,7 +19,7 @@
 import type { Config } from '@neplex/vectorizer';
 import { binariseInk, separateInk } from '../analyse/ink.ts';
 import type { RgbaImage } from '../analyse/prepare.ts';
-import { flat, PathCommand, type PathGeometry, type Rgb, type TracedShape } from '../geometry.ts';
+import { flat, hypot, PathCommand, type PathGeometry, type Rgb, type TracedShape } from '../geometry.ts';
 import type { TraceParams } from '../params.ts';
 import { fittingTolerance } from './artwork.ts';
 import { fitCubics } from './cubic-fit.ts';
@@ -87,7 +87,7 @@ interface Edge {
 
 function pathLength(points: Point[]): number {
   let length = 0;
-  for (let i = 1; i < points.length; i++) length += Math.hypot((points[i] as Point)[0] - (points[i - 1] as Point)[0], (points[i] as Point)[1] - (points[i - 1] as Point)[1]);
+  for (let i = 1; i < points.length; i++) length += hypot((points[i] as Point)[0] - (points[i - 1] as Point)[0], (points[i] as Point)[1] - (points[i - 1] as Point)[1]);
   return length;
 }
 
@@ -373,7 +373,7 @@ function directionAt(edge: Edge, end: number, span: number): Point {
   let travelled = 0;
   let target = points[points.length - 1] as Point;
   for (let i = 1; i < points.length; i++) {
-    travelled += Math.hypot((points[i] as Point)[0] - (points[i - 1] as Point)[0], (points[i] as Point)[1] - (points[i - 1] as Point)[1]);
+    travelled += hypot((points[i] as Point)[0] - (points[i - 1] as Point)[0], (points[i] as Point)[1] - (points[i - 1] as Point)[1]);
     if (travelled >= span) {
       target = points[i] as Point;
       break;
@@ -381,7 +381,7 @@ function directionAt(edge: Edge, end: number, span: number): Point {
   }
   const dx = target[0] - origin[0];
   const dy = target[1] - origin[1];
-  const length = Math.hypot(dx, dy) || 1;
+  const length = hypot(dx, dy) || 1;
   return [dx / length, dy / length];
 }
 
@@ -461,7 +461,7 @@ function resample(points: Point[], step: number): Point[] {
   for (let i = 1; i < points.length; i++) {
     const from = points[i - 1] as Point;
     const to = points[i] as Point;
-    const pieces = Math.max(1, Math.ceil(Math.hypot(to[0] - from[0], to[1] - from[1]) / step));
+    const pieces = Math.max(1, Math.ceil(hypot(to[0] - from[0], to[1] - from[1]) / step));
     for (let k = 1; k <= pieces; k++) out.push([from[0] + ((to[0] - from[0]) * k) / pieces, from[1] + ((to[1] - from[1]) * k) / pieces]);
   }
   return out;
@@ -517,7 +517,7 @@ function smooth(points: Point[], fixed: Set<number>, sigma: number): Point[] {
 }
 
 function unitVector(dx: number, dy: number): Point {
-  const length = Math.hypot(dx, dy) || 1;
+  const length = hypot(dx, dy) || 1;
   return [dx / length, dy / length];
 }
 
@@ -535,10 +535,10 @@ function appendStroke(stroke: Stroke, options: StrokeFit, out: PathGeometry): vo
     const run = points.slice(cuts[c] as number, (cuts[c + 1] as number) + 1);
     const a = run[0] as Point;
     const b = run[run.length - 1] as Point;
-    const chord = Math.hypot(b[0] - a[0], b[1] - a[1]);
+    const chord = hypot(b[0] - a[0], b[1] - a[1]);
     const straight =
       run.length <= 2 ||
-      run.every((p) => (chord === 0 ? Math.hypot(p[0] - a[0], p[1] - a[1]) : Math.abs((p[0] - a[0]) * (b[1] - a[1]) - (p[1] - a[1]) * (b[0] - a[0])) / chord) <= options.tolerance);
+      run.every((p) => (chord === 0 ? hypot(p[0] - a[0], p[1] - a[1]) : Math.abs((p[0] - a[0]) * (b[1] - a[1]) - (p[1] - a[1]) * (b[0] - a[0])) / chord) <= options.tolerance);
     if (straight && chord > 0) {
       out.commands.push(PathCommand.line);
       out.coords.push(b[0], b[1]);
@@ -594,7 +594,7 @@ export async function traceCenterline(working: RgbaImage, params: TraceParams, c
       y1 = Math.max(y1, y);
       radius = Math.max(radius, distance[p] as number);
     }
-    const extent = Math.hypot(x1 - x0 + 1, y1 - y0 + 1);
+    const extent = hypot(x1 - x0 + 1, y1 - y0 + 1);
     const isSpeck = pixels.length < speck * speck;
     const isDot = extent < DOT_RATIO * 2 * radius;
     if (!isSpeck && !isDot) continue;

@@ -6,6 +6,8 @@
 // on a small icon's outlines that was half of the whole conversion's time, most of it garbage
 // collection (docs/decisions.md). This version works on plain numbers and reuses its buffers.
 
+import { hypot } from '../geometry.ts';
+
 export type Point = readonly [number, number];
 
 const MAX_ITERATIONS = 20;
@@ -29,7 +31,7 @@ function fitRange(points: readonly Point[], first: number, last: number, lx: num
   const p0 = points[first] as Point;
   const p3 = points[last] as Point;
   if (count === 2) {
-    const dist = Math.hypot(p0[0] - p3[0], p0[1] - p3[1]) / 3.0;
+    const dist = hypot(p0[0] - p3[0], p0[1] - p3[1]) / 3.0;
     out.push(p0[0] + lx * dist, p0[1] + ly * dist, p3[0] + rx * dist, p3[1] + ry * dist, p3[0], p3[1]);
     return;
   }
@@ -72,7 +74,7 @@ function fitRange(points: readonly Point[], first: number, last: number, lx: num
     cy = before[1] - at[1];
     [cx, cy] = [-cy, cx];
   }
-  const length = Math.hypot(cx, cy);
+  const length = hypot(cx, cy);
   const tx = cx / length;
   const ty = cy / length;
   fitRange(points, first, split, lx, ly, tx, ty, error, out);
@@ -89,7 +91,7 @@ function chordLengths(points: readonly Point[], first: number, last: number): Fl
   for (let i = 1; i < u.length; i++) {
     const p = points[first + i] as Point;
     const q = points[first + i - 1] as Point;
-    prev = prev + Math.hypot(p[0] - q[0], p[1] - q[1]);
+    prev = prev + hypot(p[0] - q[0], p[1] - q[1]);
     u[i] = prev;
   }
   for (let i = 0; i < u.length; i++) u[i] = (u[i] as number) / prev;
@@ -138,7 +140,7 @@ function generateBezier(points: readonly Point[], first: number, last: number, p
   const detXC1 = x0 * c11 - x1 * c01;
   const alphaL = detC0C1 === 0 ? 0 : detXC1 / detC0C1;
   const alphaR = detC0C1 === 0 ? 0 : detC0X / detC0C1;
-  const segLength = Math.hypot(p0[0] - p3[0], p0[1] - p3[1]);
+  const segLength = hypot(p0[0] - p3[0], p0[1] - p3[1]);
   const epsilon = 1.0e-6 * segLength;
   const [hl, hr] = alphaL < epsilon || alphaR < epsilon ? [segLength / 3.0, segLength / 3.0] : [alphaL, alphaR];
   bez[0] = p0[0];
@@ -215,7 +217,7 @@ function arcLengths(bez: Cubic): Float64Array {
   let sum = 0;
   for (let i = 1; i <= ARC_PARTS; i++) {
     pointAt(bez, i / ARC_PARTS, scratch);
-    sum += Math.hypot((scratch[0] as number) - prevX, (scratch[1] as number) - prevY);
+    sum += hypot((scratch[0] as number) - prevX, (scratch[1] as number) - prevY);
     out[i] = sum;
     prevX = scratch[0] as number;
     prevY = scratch[1] as number;

@@ -7,7 +7,7 @@
 
 import { fitCubics } from './cubic-fit.ts';
 import { ellipseCubics, fitEllipse } from './ellipse-fit.ts';
-import { PathCommand, type PathGeometry } from '../geometry.ts';
+import { hypot, PathCommand, type PathGeometry } from '../geometry.ts';
 
 export interface CurveOptions {
   /** Largest distance (traced pixels) a fitted curve may stray from the polygon. */
@@ -80,23 +80,33 @@ function loopsOf(geometry: PathGeometry): Point[][] {
   });
 }
 
-/** The point at arc length `distance` from vertex i, walking forward (+1) or backward (-1) round the loop. */
-function pointAlong(loop: Point[], i: number, distance: number, direction: 1 | -1): Point {
+/**
+ * The point at arc length `distance` from vertex i, walking forward (+1) or backward (-1) round
+ * the loop, written to `out`: no array per call (it is called a few times per vertex).
+ */
+function pointAlong(loop: Point[], i: number, distance: number, direction: 1 | -1, out: Float64Array): void {
   const n = loop.length;
   let from = loop[i] as Point;
   let left = distance;
   for (let step = 1; step <= n; step++) {
     const to = loop[(((i + direction * step) % n) + n) % n] as Point;
-    const length = Math.hypot(to[0] - from[0], to[1] - from[1]);
+    const length = hypot(to[0] - from[0], to[1] - from[1]);
     if (length >= left) {
       const f = left / length;
-      return [from[0] + f * (to[0] - from[0]), from[1] + f * (to[1] - from[1])];
+      out[0] = from[0] + f * (to[0] - from[0]);
+      out[1] = from[1] + f * (to[1] - from[1]);
+      return;
     }
     left -= length;
     from = to;
   }
-  return from;
+  out[0] = from[0];
+  out[1] = from[1];
 }
+
+/** Points found by pointAlong, before and after a vertex: reused, as nothing here runs concurrently. */
+const BEFORE = new Float64Array(2);
+const AFTER = new Float64Array(2);
 
 /** A window turning more than this (radians) turns back on itself: two corners. */
 const U_TURN = (3 * Math.PI) / 4;
@@ -124,7 +134,7 @@ function edgeLengths(loop: Point[]): Float64Array {
   for (let i = 0; i < n; i++) {
     const a = loop[i] as Point;
     const b = loop[(i + 1) % n] as Point;
-    lengths[i] = Math.hypot(b[0] - a[0], b[1] - a[1]);
+    lengths[i] = hypot(b[0] - a[0], b[1] - a[1]);
   }
   return lengths;
 }
@@ -193,12 +203,21 @@ export const CORNER_ISOLATION = 1.6;
  */
 function chordTurn(loop: Point[], i: number, span: number): number {
   const here = loop[i] as Point;
-  const before = pointAlong(loop, i, span, -1);
-  const after = pointAlong(loop, i, span, 1);
-  let difference = Math.atan2(after[1] - here[1], after[0] - here[0]) - Math.atan2(here[1] - before[1], here[0] - before[0]);
+  pointAlong(loop, i, span, -1, BEFORE);
+  pointAlong(loop, i, span, 1, AFTER);
+  let difference = Math.atan2((AFTER[1] as number) - here[1], (AFTER[0] as number) - here[0]) - Math.atan2(here[1] - (BEFORE[1] as number), here[0] - (BEFORE[0] as number));
   if (difference > Math.PI) difference -= 2 * Math.PI;
   if (difference < -Math.PI) difference += 2 * Math.PI;
   return Math.abs(difference);
+}
+
+/** Whether vertex i is a corner (sharpenCorners): its window turns past the limit, concentrated and alone. */
+function isCorner(loop: Point[], i: number, windowTurn: Float64Array, core: Float64Array, limit: number, options: CurveOptions): boolean {
+  return (
+    Math.abs(windowTurn[i] as number) > limit &&
+    (core[i] as number) >= CORNER_CONCENTRATION * Math.max(limit, chordTurn(loop, i, options.cornerSpan)) &&
+    Math.abs(windowTurn[i] as number) <= (options.cornerIsolation ?? Infinity) * (core[i] as number)
+  );
 }
 
 /**
@@ -221,19 +240,16 @@ function sharpenCorners(loop: Point[], options: CurveOptions): { loop: Point[]; 
   const { first, last } = windowTurns(turns, lengths, options.cornerSpan / 2);
   // How sharply each vertex turns over half the span, on chords: a corner's strength, and what
   // tells it from a curve (see CORNER_CONCENTRATION).
-  const core = Float64Array.from(loop, (_, i) => chordTurn(loop, i, options.cornerSpan / 2));
-  const isCorner = (i: number): boolean =>
-    Math.abs(windowTurn[i] as number) > limit &&
-    (core[i] as number) >= CORNER_CONCENTRATION * Math.max(limit, chordTurn(loop, i, options.cornerSpan)) &&
-    Math.abs(windowTurn[i] as number) <= (options.cornerIsolation ?? Infinity) * (core[i] as number);
+  const core = new Float64Array(n);
+  for (let i = 0; i < n; i++) core[i] = chordTurn(loop, i, options.cornerSpan / 2);
   // The sharpest first: on a corner's window, the vertex where it turns (not one at the window's
   // edge, which would claim the outline on both sides of it).
   const strength = (i: number): number => (core[i] as number) + 1e-3 * Math.abs(turns[i] as number);
   // Corners: windows turning beyond the limit, each the strongest among the windows it overlaps.
   const claimed = new Uint8Array(n);
-  const order = Array.from({ length: n }, (_, i) => i)
-    .filter(isCorner)
-    .sort((a, b) => strength(b) - strength(a));
+  const order: number[] = [];
+  for (let i = 0; i < n; i++) if (isCorner(loop, i, windowTurn, core, limit, options)) order.push(i);
+  order.sort((a, b) => strength(b) - strength(a));
   const chosen: number[] = [];
   for (const i of order) {
     let free = true;
@@ -273,13 +289,18 @@ function sharpenCorners(loop: Point[], options: CurveOptions): { loop: Point[]; 
       }
       continue;
     }
-    const before = pointAlong(loop, a, options.cornerSpan, -1);
-    const after = pointAlong(loop, b, options.cornerSpan, 1);
+    pointAlong(loop, a, options.cornerSpan, -1, BEFORE);
+    pointAlong(loop, b, options.cornerSpan, 1, AFTER);
     const entry = loop[a] as Point;
     const exit = loop[b] as Point;
-    const meeting = intersect(entry, unit(entry[0] - before[0], entry[1] - before[1]), exit, unit(after[0] - exit[0], after[1] - exit[1]));
+    const meeting = intersect(
+      entry,
+      unit(entry[0] - (BEFORE[0] as number), entry[1] - (BEFORE[1] as number)),
+      exit,
+      unit((AFTER[0] as number) - exit[0], (AFTER[1] as number) - exit[1]),
+    );
     const here = loop[i] as Point;
-    const sharp = meeting && Math.hypot(meeting[0] - here[0], meeting[1] - here[1]) <= 2 * options.cornerSpan ? meeting : here;
+    const sharp = meeting && hypot(meeting[0] - here[0], meeting[1] - here[1]) <= 2 * options.cornerSpan ? meeting : here;
     replaceFrom[a] = b;
     position.set(a, sharp);
   }
@@ -309,16 +330,20 @@ function sharpenCorners(loop: Point[], options: CurveOptions): { loop: Point[]; 
   return { loop: out, corners };
 }
 
-function distanceToChord(point: Point, a: Point, b: Point): number {
+/** Whether every point of the run lies within `distance` of the chord a–b (distanceToChord, the chord's length taken once). */
+function withinChord(run: Point[], a: Point, b: Point, distance: number): boolean {
   const dx = b[0] - a[0];
   const dy = b[1] - a[1];
-  const length = Math.hypot(dx, dy);
-  if (length === 0) return Math.hypot(point[0] - a[0], point[1] - a[1]);
-  return Math.abs((point[0] - a[0]) * dy - (point[1] - a[1]) * dx) / length;
+  const length = hypot(dx, dy);
+  for (const point of run) {
+    const off = length === 0 ? hypot(point[0] - a[0], point[1] - a[1]) : Math.abs((point[0] - a[0]) * dy - (point[1] - a[1]) * dx) / length;
+    if (!(off <= distance)) return false;
+  }
+  return true;
 }
 
 function unit(dx: number, dy: number): Point {
-  const length = Math.hypot(dx, dy) || 1;
+  const length = hypot(dx, dy) || 1;
   return [dx / length, dy / length];
 }
 
@@ -328,7 +353,7 @@ function appendRun(run: Point[], options: CurveOptions, tangents: { start?: Poin
   const last = run[run.length - 1] as Point;
   const betweenCorners = !tangents.start && !tangents.end;
   const straight = betweenCorners ? Math.max(options.tolerance, options.straightTolerance) : options.tolerance;
-  if (run.every((point) => distanceToChord(point, first, last) <= straight)) {
+  if (withinChord(run, first, last, straight)) {
     out.commands.push(PathCommand.line);
     out.coords.push(last[0], last[1]);
     return;
@@ -363,7 +388,7 @@ function sampleLoop(loop: Point[], corners: number[], step: number): { points: P
       cornerAt.push(points.length);
       fixedList.push(points.length);
     }
-    const length = Math.hypot(to[0] - from[0], to[1] - from[1]);
+    const length = hypot(to[0] - from[0], to[1] - from[1]);
     const pieces = Math.max(1, Math.ceil(length / step));
     for (let p = 0; p < pieces; p++) points.push([from[0] + ((to[0] - from[0]) * p) / pieces, from[1] + ((to[1] - from[1]) * p) / pieces]);
   }
@@ -378,12 +403,18 @@ function smoothLoop(points: Point[], fixed: Uint8Array, sigma: number): Point[] 
   if (sigma <= 0 || n < 5) return points;
   const reach = Math.min(Math.floor((n - 1) / 2), Math.ceil(3 * sigma));
   const weights = Array.from({ length: reach + 1 }, (_, d) => Math.exp(-(d * d) / (2 * sigma * sigma)));
-  return points.map((point, i) => {
-    if (fixed[i]) return point;
+  const smoothed: Point[] = [];
+  for (let i = 0; i < n; i++) {
+    const point = points[i] as Point;
+    if (fixed[i]) {
+      smoothed.push(point);
+      continue;
+    }
     let x = point[0] * (weights[0] as number);
     let y = point[1] * (weights[0] as number);
     let total = weights[0] as number;
-    for (const direction of [1, -1]) {
+    // Forward, then backward (direction 1, then -1).
+    for (let direction = 1; direction >= -1; direction -= 2) {
       for (let d = 1; d <= reach; d++) {
         const j = (((i + direction * d) % n) + n) % n;
         const other = points[j] as Point;
@@ -394,8 +425,9 @@ function smoothLoop(points: Point[], fixed: Uint8Array, sigma: number): Point[] 
         if (fixed[j]) break;
       }
     }
-    return [x / total, y / total];
-  });
+    smoothed.push([x / total, y / total]);
+  }
+  return smoothed;
 }
 
 /** Samples (between cuts) where the direction has turned, net, by the splice angle since the last cut. */

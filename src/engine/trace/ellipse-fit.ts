@@ -8,6 +8,8 @@
 // square, a stadium or a lumpy blob strays from its moment ellipse by more than the tolerance
 // somewhere and keeps its fitted curves.
 
+import { hypot } from '../geometry.ts';
+
 export type Point = readonly [number, number];
 
 export interface Ellipse {
@@ -66,7 +68,7 @@ export function momentEllipse(loop: readonly Point[]): Ellipse | null {
   const varY = syy / (12 * area) - my * my;
   const covXY = sxy / (24 * area) - mx * my;
   const mean = (varX + varY) / 2;
-  const spread = Math.hypot((varX - varY) / 2, covXY);
+  const spread = hypot((varX - varY) / 2, covXY);
   const major = mean + spread;
   const minor = mean - spread;
   if (!(minor > 0)) return null;
@@ -93,7 +95,7 @@ export function distanceToEllipse(point: Point, e: Ellipse): number {
   const u = (dx * cos + dy * sin) / e.a;
   const v = (-dx * sin + dy * cos) / e.b;
   const f = u * u + v * v - 1;
-  const gradient = 2 * Math.hypot(u / e.a, v / e.b);
+  const gradient = 2 * hypot(u / e.a, v / e.b);
   if (gradient === 0) return e.b;
   return Math.abs(f) / gradient;
 }

@@ -7,7 +7,7 @@
 // frame. Quadratics are stored as cubics (the model's one curve) and written back as quadratics
 // (write/svg.ts).
 
-import { PathCommand, type PathGeometry, type TracedShape } from '../geometry.ts';
+import { hypot, PathCommand, type PathGeometry, type TracedShape } from '../geometry.ts';
 
 /** How far from a vertex (working pixels) its rounding reaches; a side twice as long keeps a straight middle. */
 export const CORNER = 2;
@@ -92,7 +92,7 @@ function sideEnds(coords: number[], from: number, count: number, v: number, corn
   const ay = coords[a + 1] as number;
   const bx = coords[b] as number;
   const by = coords[b + 1] as number;
-  const length = Math.hypot(bx - ax, by - ay);
+  const length = hypot(bx - ax, by - ay);
   const t = length > 2 * corner ? corner / length : 0.5;
   ends[0] = ax + (bx - ax) * t;
   ends[1] = ay + (by - ay) * t;

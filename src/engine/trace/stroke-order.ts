@@ -5,6 +5,8 @@
 // (Johnson and McGeoch, "The traveling salesman problem: a case study in local optimization",
 // 1997) and does far better than a scan order on drawings, whose strokes continue one another.
 
+import { hypot } from '../geometry.ts';
+
 export type Point = [number, number];
 
 /** An open polyline, or a closed loop (first point repeated at the end). */
@@ -14,7 +16,7 @@ export interface Stroke {
 }
 
 function distance(a: Point, b: Point): number {
-  return Math.hypot(a[0] - b[0], a[1] - b[1]);
+  return hypot(a[0] - b[0], a[1] - b[1]);
 }
 
 /** Pen-up travel: from `start` to the first stroke, then from each stroke's end to the next one's start. */
