@@ -148,7 +148,10 @@ export function colourDistance(x: number, y: number): number {
 export function paletteOf(rgba: Buffer): Uint32Array {
   const seen = new Set<number>();
   let last = -1;
-  for (const word of pixelWords(rgba)) {
+  // Indexed, not for…of: run once per image, the loop's iterator made a result object per pixel.
+  const words = pixelWords(rgba);
+  for (let p = 0; p < words.length; p++) {
+    const word = words[p] as number;
     if (word === last) continue;
     seen.add(word);
     last = word;

@@ -184,12 +184,14 @@ const TRACER_BUDGET: Partial<Record<ImageKind, TracerBudget>> = {
 const BUDGET_SAMPLE_PIXELS = 500_000;
 
 export function countBoundaries(rgba: Buffer, width: number, height: number): number {
+  // Pixel words compared in place: readUInt32LE boxed every word above 2³¹ (every opaque pixel).
+  const words = pixelWords(rgba);
   let boundaries = 0;
   for (let y = 0; y + 1 < height; y++) {
     for (let x = 0; x + 1 < width; x++) {
-      const i = (y * width + x) * 4;
-      const here = rgba.readUInt32LE(i);
-      if (here !== rgba.readUInt32LE(i + 4) || here !== rgba.readUInt32LE(i + width * 4)) boundaries++;
+      const p = y * width + x;
+      const here = words[p] as number;
+      if (here !== words[p + 1] || here !== words[p + width]) boundaries++;
     }
   }
   return boundaries;

@@ -165,7 +165,11 @@ export async function shadeLargeShapes(shapes: TracedShape[], picture: RgbaImage
   const mapHeight = Math.max(1, Math.round(height * scale));
   const owner = visibleShapes(shapes, width, height, mapWidth, mapHeight);
   const visible = new Int32Array(shapes.length);
-  for (const index of owner) if (index >= 0) visible[index] = (visible[index] as number) + 1;
+  // Indexed, not for…of: run once per image, the loop's iterator made a result object per pixel.
+  for (let p = 0; p < owner.length; p++) {
+    const index = owner[p] as number;
+    if (index >= 0) visible[index] = (visible[index] as number) + 1;
+  }
   const minimum = MIN_SHADED_PIXELS * (mapWidth / width) * (mapHeight / height);
   const regionOf = new Int32Array(shapes.length).fill(-1);
   const candidates: number[] = [];

@@ -20,7 +20,12 @@ interface Frame {
 
 /** Rounds every subpath made only of straight lines, in place. */
 export function roundPolygons(shapes: TracedShape[], frame: Frame, corner = CORNER): void {
-  for (const shape of shapes) shape.paths = shape.paths.map((path) => roundedPath(path, frame, corner));
+  for (let s = 0; s < shapes.length; s++) {
+    const shape = shapes[s] as TracedShape;
+    const paths: PathGeometry[] = [];
+    for (let p = 0; p < shape.paths.length; p++) paths.push(roundedPath(shape.paths[p] as PathGeometry, frame, corner));
+    shape.paths = paths;
+  }
 }
 
 /**
