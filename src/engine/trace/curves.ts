@@ -111,10 +111,33 @@ const AFTER = new Float64Array(2);
 /** A window turning more than this (radians) turns back on itself: two corners. */
 const U_TURN = (3 * Math.PI) / 4;
 
+/**
+ * Buffers of the per-vertex and per-sample measures, reused from loop to loop (each holds at least
+ * the loop's length; what lies past it is not read): a large picture has 10⁵ loops of a few
+ * vertices, and the dozen typed arrays made for each were most of what fitting allocated.
+ */
+const FLOATS: Float64Array[] = [];
+const INTS: Int32Array[] = [];
+const BYTES: Uint8Array[] = [];
+
+/** The reused buffer in `slot` of `pool`, grown to hold at least n. */
+function buffer<T extends Float64Array | Int32Array | Uint8Array>(pool: T[], slot: number, n: number, make: (length: number) => T): T {
+  let found = pool[slot];
+  if (!found || found.length < n) {
+    found = make(Math.max(n, 2 * (found?.length ?? 32)));
+    pool[slot] = found;
+  }
+  return found;
+}
+
+const floats = (slot: number, n: number) => buffer(FLOATS, slot, n, (length) => new Float64Array(length));
+const ints = (slot: number, n: number) => buffer(INTS, slot, n, (length) => new Int32Array(length));
+/** Bytes zeroed for the first n. */
+const zeroBytes = (slot: number, n: number) => buffer(BYTES, slot, n, (length) => new Uint8Array(length)).fill(0, 0, n);
+
 /** The signed turn at each vertex, between the segments before and after it. */
-function vertexTurns(loop: Point[]): Float64Array {
+function vertexTurns(loop: Point[], turns: Float64Array): Float64Array {
   const n = loop.length;
-  const turns = new Float64Array(n);
   for (let i = 0; i < n; i++) {
     const a = loop[(i - 1 + n) % n] as Point;
     const b = loop[i] as Point;
@@ -128,9 +151,8 @@ function vertexTurns(loop: Point[]): Float64Array {
 }
 
 /** Arc length from each vertex to the next. */
-function edgeLengths(loop: Point[]): Float64Array {
+function edgeLengths(loop: Point[], lengths: Float64Array): Float64Array {
   const n = loop.length;
-  const lengths = new Float64Array(n);
   for (let i = 0; i < n; i++) {
     const a = loop[i] as Point;
     const b = loop[(i + 1) % n] as Point;
@@ -148,14 +170,10 @@ function intersect(a: Point, u: Point, b: Point, v: Point): Point | null {
 }
 
 /**
- * The turn summed over the vertices within `span` of each vertex along the outline, with the
- * first and last vertex of that window.
+ * The turn summed over the vertices within `span` of each vertex along the outline (of n), with
+ * the first and last vertex of that window, written to `sum` (when given), `first` and `last`.
  */
-function windowTurns(turns: Float64Array, lengths: Float64Array, span: number): { sum: Float64Array; first: Int32Array; last: Int32Array } {
-  const n = turns.length;
-  const sum = new Float64Array(n);
-  const first = new Int32Array(n);
-  const last = new Int32Array(n);
+function windowTurns(turns: Float64Array, lengths: Float64Array, n: number, span: number, sum: Float64Array | undefined, first: Int32Array, last: Int32Array): void {
   for (let i = 0; i < n; i++) {
     let total = turns[i] as number;
     let j = i;
@@ -175,9 +193,8 @@ function windowTurns(turns: Float64Array, lengths: Float64Array, span: number): 
       total += turns[k] as number;
     }
     last[i] = k;
-    sum[i] = total;
+    if (sum) sum[i] = total;
   }
-  return { sum, first, last };
 }
 
 /**
@@ -213,6 +230,7 @@ function chordTurn(loop: Point[], i: number, span: number): number {
 
 /** Whether vertex i is a corner (sharpenCorners): its window turns past the limit, concentrated and alone. */
 function isCorner(loop: Point[], i: number, windowTurn: Float64Array, core: Float64Array, limit: number, options: CurveOptions): boolean {
+  // core[i] is measured only once the first test has passed.
   return (
     Math.abs(windowTurn[i] as number) > limit &&
     (core[i] as number) >= CORNER_CONCENTRATION * Math.max(limit, chordTurn(loop, i, options.cornerSpan)) &&
@@ -232,24 +250,34 @@ function sharpenCorners(loop: Point[], options: CurveOptions): { loop: Point[]; 
   const n = loop.length;
   if (n < 3) return { loop, corners: [] };
   const limit = (options.cornerAngle * Math.PI) / 180;
-  const turns = vertexTurns(loop);
-  const lengths = edgeLengths(loop);
-  const { sum: windowTurn, first: windowFirst, last: windowLast } = windowTurns(turns, lengths, options.cornerSpan);
-  // The core of a window (half its span) is what a corner claims: two corners a span apart
-  // (the ends of a side a few pixels long) both stay corners.
-  const { first, last } = windowTurns(turns, lengths, options.cornerSpan / 2);
+  const turns = vertexTurns(loop, floats(0, n));
+  const lengths = edgeLengths(loop, floats(1, n));
+  const windowTurn = floats(2, n);
+  const windowFirst = ints(0, n);
+  const windowLast = ints(1, n);
+  windowTurns(turns, lengths, n, options.cornerSpan, windowTurn, windowFirst, windowLast);
   // How sharply each vertex turns over half the span, on chords: a corner's strength, and what
-  // tells it from a curve (see CORNER_CONCENTRATION).
-  const core = new Float64Array(n);
-  for (let i = 0; i < n; i++) core[i] = chordTurn(loop, i, options.cornerSpan / 2);
+  // tells it from a curve (see CORNER_CONCENTRATION). Measured only where the window turns past
+  // the limit, the only vertices that can be corners: most loops have none.
+  const core = floats(3, n);
+  // Corners: windows turning beyond the limit, each the strongest among the windows it overlaps.
+  const order: number[] = [];
+  for (let i = 0; i < n; i++) {
+    if (!(Math.abs(windowTurn[i] as number) > limit)) continue;
+    core[i] = chordTurn(loop, i, options.cornerSpan / 2);
+    if (isCorner(loop, i, windowTurn, core, limit, options)) order.push(i);
+  }
+  if (order.length === 0) return { loop, corners: [] };
   // The sharpest first: on a corner's window, the vertex where it turns (not one at the window's
   // edge, which would claim the outline on both sides of it).
   const strength = (i: number): number => (core[i] as number) + 1e-3 * Math.abs(turns[i] as number);
-  // Corners: windows turning beyond the limit, each the strongest among the windows it overlaps.
-  const claimed = new Uint8Array(n);
-  const order: number[] = [];
-  for (let i = 0; i < n; i++) if (isCorner(loop, i, windowTurn, core, limit, options)) order.push(i);
-  order.sort((a, b) => strength(b) - strength(a));
+  if (order.length > 1) order.sort((a, b) => strength(b) - strength(a));
+  // The core of a window (half its span) is what a corner claims: two corners a span apart
+  // (the ends of a side a few pixels long) both stay corners.
+  const first = ints(2, n);
+  const last = ints(3, n);
+  windowTurns(turns, lengths, n, options.cornerSpan / 2, undefined, first, last);
+  const claimed = zeroBytes(0, n);
   const chosen: number[] = [];
   for (const i of order) {
     let free = true;
@@ -266,12 +294,13 @@ function sharpenCorners(loop: Point[], options: CurveOptions): { loop: Point[]; 
   }
   if (chosen.length === 0) return { loop, corners: [] };
   // Each corner's window becomes one vertex, at the meeting of the outline's directions before and after it.
-  const replaceFrom = new Int32Array(n).fill(-1);
+  const replaceFrom = ints(4, n).fill(-1, 0, n);
   const position = new Map<number, Point>();
   const keepAsIs: number[] = [];
   // A corner replaces its whole window, but no further than halfway to the next corner either
   // side: the cores keep two corners a span apart, their windows may overlap.
-  const inOrder = [...chosen].sort((x, y) => x - y);
+  const inOrder = [...chosen];
+  if (inOrder.length > 1) inOrder.sort((x, y) => x - y);
   const back = (from: number, to: number): number => (from - to + n) % n;
   for (const [k, i] of inOrder.entries()) {
     const previous = inOrder[(k - 1 + inOrder.length) % inOrder.length] as number;
@@ -306,7 +335,7 @@ function sharpenCorners(loop: Point[], options: CurveOptions): { loop: Point[]; 
   }
   const out: Point[] = [];
   const corners: number[] = [];
-  const skip = new Uint8Array(n);
+  const skip = zeroBytes(1, n);
   for (let a = 0; a < n; a++) {
     const b = replaceFrom[a] as number;
     if (b < 0) continue;
@@ -373,7 +402,7 @@ function appendRun(run: Point[], options: CurveOptions, tangents: { start?: Poin
 
 /** A loop sampled every `step` along its length; `fixed` marks samples at corners. */
 function sampleLoop(loop: Point[], corners: number[], step: number): { points: Point[]; fixed: Uint8Array; cornerAt: number[] } {
-  const isCorner = new Uint8Array(loop.length);
+  const isCorner = zeroBytes(2, loop.length);
   for (const corner of corners) isCorner[corner] = 1;
   const points: Point[] = [];
   const fixedList: number[] = [];
@@ -392,7 +421,8 @@ function sampleLoop(loop: Point[], corners: number[], step: number): { points: P
     const pieces = Math.max(1, Math.ceil(length / step));
     for (let p = 0; p < pieces; p++) points.push([from[0] + ((to[0] - from[0]) * p) / pieces, from[1] + ((to[1] - from[1]) * p) / pieces]);
   }
-  const fixed = new Uint8Array(points.length);
+  // Reused: read only while this loop is fitted.
+  const fixed = zeroBytes(3, points.length);
   for (const at of fixedList) fixed[at] = 1;
   return { points, fixed, cornerAt };
 }
@@ -600,10 +630,11 @@ export function fitOutlines(geometry: PathGeometry, options: CurveOptions): Path
       continue;
     }
     const points = smoothLoop(sampled.points, sampled.fixed, options.smoothing / options.sampleStep);
-    const isCut = new Uint8Array(points.length);
+    const isCut = zeroBytes(4, points.length);
     const cuts = sampled.cornerAt.length > 0 ? [...sampled.cornerAt] : [0];
     for (const cut of cuts) isCut[cut] = 1;
-    const allCuts = [...cuts, ...splicePoints(points, isCut, options)].sort((a, b) => a - b);
+    const allCuts = [...cuts, ...splicePoints(points, isCut, options)];
+    if (allCuts.length > 1) allCuts.sort((a, b) => a - b);
     const begin = points[allCuts[0] as number] as Point;
     out.commands.push(PathCommand.move);
     out.coords.push(begin[0], begin[1]);
