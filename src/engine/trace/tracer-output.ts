@@ -224,18 +224,39 @@ function addLine(reader: PathReader, x: number, y: number): void {
 }
 
 /**
+ * The one reader, set up afresh for each path (one object instead of one per path); its text is
+ * let go once a document is read, so no worker keeps a tracer's 16 MB output alive.
+ */
+const READER: PathReader = { text: '', position: 0, end: 0, start: 0, commandCount: 0, coordCount: 0, penX: 0, penY: 0, lineFromX: NaN, lineFromY: NaN, straightTolerance: 0 };
+
+/**
  * Parses VTracer's path data (absolute M, L, C, Z; numbers separated by spaces or commas) with
  * the translate offset added, into absolute working-resolution coordinates. A scanner that
  * reads digits in place, with no closures made per call: tracer output runs to megabytes and
  * 10⁵ paths, and a token array of strings costs more than the tracing.
  */
 export function parsePathData(d: string, offsetX: number, offsetY: number, straightTolerance = 0): PathGeometry {
-  return parsePathDataIn(d, 0, d.length, offsetX, offsetY, straightTolerance);
+  try {
+    return parsePathDataIn(d, 0, d.length, offsetX, offsetY, straightTolerance);
+  } finally {
+    READER.text = '';
+  }
 }
 
 /** parsePathData on the data between `start` and `end` of `text` (the tracer's document), read in place. */
 function parsePathDataIn(text: string, start: number, end: number, offsetX: number, offsetY: number, straightTolerance: number): PathGeometry {
-  const reader: PathReader = { text, position: start, end, start, commandCount: 0, coordCount: 0, penX: 0, penY: 0, lineFromX: NaN, lineFromY: NaN, straightTolerance };
+  const reader = READER;
+  reader.text = text;
+  reader.position = start;
+  reader.end = end;
+  reader.start = start;
+  reader.commandCount = 0;
+  reader.coordCount = 0;
+  reader.penX = 0;
+  reader.penY = 0;
+  reader.lineFromX = NaN;
+  reader.lineFromY = NaN;
+  reader.straightTolerance = straightTolerance;
   let open = false;
   let command = 0;
   while (true) {
@@ -301,6 +322,16 @@ function parsePathDataIn(text: string, start: number, end: number, offsetX: numb
  */
 export function parseTracerSvg(svg: string, straightTolerance = 0): TracedShape[] {
   const shapes: TracedShape[] = [];
+  try {
+    readPaths(svg, straightTolerance, shapes);
+  } finally {
+    READER.text = '';
+  }
+  return shapes;
+}
+
+/** parseTracerSvg's loop over the document's path elements, appending their shapes to `shapes`. */
+function readPaths(svg: string, straightTolerance: number, shapes: TracedShape[]): void {
   const d: Span = { start: 0, end: 0 };
   const fill: Span = { start: 0, end: 0 };
   const transform: Span = { start: 0, end: 0 };
@@ -338,5 +369,4 @@ export function parseTracerSvg(svg: string, straightTolerance = 0): TracedShape[
     if (geometry.commands.length > 0) shapes.push({ fill: flat(colour), opacity: 1, paths: [geometry] });
     tag = close;
   }
-  return shapes;
 }
