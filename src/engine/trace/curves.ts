@@ -130,6 +130,11 @@ function buffer<T extends Float64Array | Int32Array | Uint8Array>(pool: T[], slo
   return found;
 }
 
+/** Each buffer's one use: a slot is never read by two measures at once. */
+const FLOAT = { turns: 0, lengths: 1, windowTurn: 2, core: 3 } as const;
+const INT = { windowFirst: 0, windowLast: 1, coreFirst: 2, coreLast: 3, replaceFrom: 4 } as const;
+const BYTE = { claimed: 0, skip: 1, sampledCorner: 2, fixed: 3, cut: 4 } as const;
+
 const floats = (slot: number, n: number) => buffer(FLOATS, slot, n, (length) => new Float64Array(length));
 const ints = (slot: number, n: number) => buffer(INTS, slot, n, (length) => new Int32Array(length));
 /** Bytes zeroed for the first n. */
@@ -250,16 +255,16 @@ function sharpenCorners(loop: Point[], options: CurveOptions): { loop: Point[]; 
   const n = loop.length;
   if (n < 3) return { loop, corners: [] };
   const limit = (options.cornerAngle * Math.PI) / 180;
-  const turns = vertexTurns(loop, floats(0, n));
-  const lengths = edgeLengths(loop, floats(1, n));
-  const windowTurn = floats(2, n);
-  const windowFirst = ints(0, n);
-  const windowLast = ints(1, n);
+  const turns = vertexTurns(loop, floats(FLOAT.turns, n));
+  const lengths = edgeLengths(loop, floats(FLOAT.lengths, n));
+  const windowTurn = floats(FLOAT.windowTurn, n);
+  const windowFirst = ints(INT.windowFirst, n);
+  const windowLast = ints(INT.windowLast, n);
   windowTurns(turns, lengths, n, options.cornerSpan, windowTurn, windowFirst, windowLast);
   // How sharply each vertex turns over half the span, on chords: a corner's strength, and what
   // tells it from a curve (see CORNER_CONCENTRATION). Measured only where the window turns past
   // the limit, the only vertices that can be corners: most loops have none.
-  const core = floats(3, n);
+  const core = floats(FLOAT.core, n);
   // Corners: windows turning beyond the limit, each the strongest among the windows it overlaps.
   const order: number[] = [];
   for (let i = 0; i < n; i++) {
@@ -274,10 +279,10 @@ function sharpenCorners(loop: Point[], options: CurveOptions): { loop: Point[]; 
   if (order.length > 1) order.sort((a, b) => strength(b) - strength(a));
   // The core of a window (half its span) is what a corner claims: two corners a span apart
   // (the ends of a side a few pixels long) both stay corners.
-  const first = ints(2, n);
-  const last = ints(3, n);
+  const first = ints(INT.coreFirst, n);
+  const last = ints(INT.coreLast, n);
   windowTurns(turns, lengths, n, options.cornerSpan / 2, undefined, first, last);
-  const claimed = zeroBytes(0, n);
+  const claimed = zeroBytes(BYTE.claimed, n);
   const chosen: number[] = [];
   for (const i of order) {
     let free = true;
@@ -294,7 +299,7 @@ function sharpenCorners(loop: Point[], options: CurveOptions): { loop: Point[]; 
   }
   if (chosen.length === 0) return { loop, corners: [] };
   // Each corner's window becomes one vertex, at the meeting of the outline's directions before and after it.
-  const replaceFrom = ints(4, n).fill(-1, 0, n);
+  const replaceFrom = ints(INT.replaceFrom, n).fill(-1, 0, n);
   const position = new Map<number, Point>();
   const keepAsIs: number[] = [];
   // A corner replaces its whole window, but no further than halfway to the next corner either
@@ -335,7 +340,7 @@ function sharpenCorners(loop: Point[], options: CurveOptions): { loop: Point[]; 
   }
   const out: Point[] = [];
   const corners: number[] = [];
-  const skip = zeroBytes(1, n);
+  const skip = zeroBytes(BYTE.skip, n);
   for (let a = 0; a < n; a++) {
     const b = replaceFrom[a] as number;
     if (b < 0) continue;
@@ -359,7 +364,7 @@ function sharpenCorners(loop: Point[], options: CurveOptions): { loop: Point[]; 
   return { loop: out, corners };
 }
 
-/** Whether every point of the run lies within `distance` of the chord a–b (distanceToChord, the chord's length taken once). */
+/** Whether every point of the run lies within `distance` of the chord a–b (or of a, where the chord has no length), the chord measured once. */
 function withinChord(run: Point[], a: Point, b: Point, distance: number): boolean {
   const dx = b[0] - a[0];
   const dy = b[1] - a[1];
@@ -402,7 +407,7 @@ function appendRun(run: Point[], options: CurveOptions, tangents: { start?: Poin
 
 /** A loop sampled every `step` along its length; `fixed` marks samples at corners. */
 function sampleLoop(loop: Point[], corners: number[], step: number): { points: Point[]; fixed: Uint8Array; cornerAt: number[] } {
-  const isCorner = zeroBytes(2, loop.length);
+  const isCorner = zeroBytes(BYTE.sampledCorner, loop.length);
   for (const corner of corners) isCorner[corner] = 1;
   const points: Point[] = [];
   const fixedList: number[] = [];
@@ -422,7 +427,7 @@ function sampleLoop(loop: Point[], corners: number[], step: number): { points: P
     for (let p = 0; p < pieces; p++) points.push([from[0] + ((to[0] - from[0]) * p) / pieces, from[1] + ((to[1] - from[1]) * p) / pieces]);
   }
   // Reused: read only while this loop is fitted.
-  const fixed = zeroBytes(3, points.length);
+  const fixed = zeroBytes(BYTE.fixed, points.length);
   for (const at of fixedList) fixed[at] = 1;
   return { points, fixed, cornerAt };
 }
@@ -630,7 +635,7 @@ export function fitOutlines(geometry: PathGeometry, options: CurveOptions): Path
       continue;
     }
     const points = smoothLoop(sampled.points, sampled.fixed, options.smoothing / options.sampleStep);
-    const isCut = zeroBytes(4, points.length);
+    const isCut = zeroBytes(BYTE.cut, points.length);
     const cuts = sampled.cornerAt.length > 0 ? [...sampled.cornerAt] : [0];
     for (const cut of cuts) isCut[cut] = 1;
     const allCuts = [...cuts, ...splicePoints(points, isCut, options)];
