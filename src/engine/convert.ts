@@ -9,8 +9,8 @@ import { pixelWords } from './analyse/palette.ts';
 import { enhanceInput, fitToPixels, DECODE_PIXELS, prepareWithinBudget, resizeTo, sketchUpscaleFactor, splitTranslucentPixels, workingPixelsFor, WORKING_PIXELS, type RgbaImage } from './analyse/prepare.ts';
 import type { CurveMode, TraceParams } from './params.ts';
 import { SECOND_OPINION_SEGMENT_PIXELS, traceArtwork, type ArtworkTrace } from './trace/artwork.ts';
-import { type Rgb, type TracedShape, type VectorImage, withoutDegenerateSubpaths, withStraightLines } from './geometry.ts';
-import { fitInkOutlines, fitsInkOutlines, joinDiagonalInk, paintLineArt, spotColourLineArt } from './trace/line-art.ts';
+import { flat, type Rgb, type TracedShape, type VectorImage, withoutDegenerateSubpaths, withStraightLines } from './geometry.ts';
+import { fitInkOutlines, fitsInkOutlines, paintLineArt, paperIslandsOf, spotColourLineArt, traceInkAgain } from './trace/line-art.ts';
 import { parseTracerSvg } from './trace/tracer-output.ts';
 import { roundPolygons } from './trace/rounded.ts';
 import { findPoints, pointShapes } from './trace/points.ts';
@@ -533,14 +533,16 @@ async function traceWorking(
   const layers = prepared.translucent ? splitTranslucentPixels(prepared.rgba, prepared.translucent) : undefined;
   let tracerSvg: string;
   let translucentSvg: string | undefined;
+  /** Ink traced by the colour mode after the binary mode failed: the paper's islands are among the shapes. */
+  let inColour = false;
   try {
     tracerSvg = await runTracer(layers?.opaque ?? prepared.rgba, prepared.width, prepared.height, config);
     if (layers) translucentSvg = await runTracer(layers.translucent, prepared.width, prepared.height, config);
   } catch (error) {
     try {
-      // Binary tracing fails on some ink whose pixels touch only at corners (line-art.ts).
+      // Binary tracing fails outright on some ink (line-art.ts).
       if (kind !== 'sketch') throw error;
-      tracerSvg = await runTracer(joinDiagonalInk(prepared.rgba, prepared.width, prepared.height), prepared.width, prepared.height, config);
+      ({ svg: tracerSvg, inColour } = await traceInkAgain(prepared.rgba, prepared.width, prepared.height, config));
     } catch {
       throw new EngineError('engine_failed', `the tracer failed: ${error instanceof Error ? error.message : String(error)}`);
     }
@@ -559,7 +561,12 @@ async function traceWorking(
   if (rounded) roundPolygons(shapes, prepared);
   // Line art is opaque ink in the ink's colour, on one or two papers; colour shapes get their
   // opacity back (pixel art's translucent pixels were painted in theirs above).
-  if (kind === 'sketch') shapes = await paintLineArt(shapes, prepared, sketchUpscale, config, STRAIGHT_TOLERANCE);
+  if (kind === 'sketch') {
+    const islands = inColour ? paperIslandsOf(shapes) : undefined;
+    if (islands && !prepared.background) shapes = shapes.filter((shape) => !islands.has(shape));
+    shapes = await paintLineArt(shapes, prepared, sketchUpscale, config, STRAIGHT_TOLERANCE);
+    if (islands && prepared.background) for (const shape of islands) shape.fill = flat(prepared.background);
+  }
   if (kind !== 'sketch' && !prepared.translucent && stats.partialAlphaShare > 0.005) {
     restoreOpacity(shapes, await resizeTo(translucency?.opacity ?? source, prepared.width, prepared.height), translucency ? 1 : undefined);
   }

@@ -4,6 +4,7 @@
 // (is this ink on paper?) and by the line-art preparation (where is the ink, what colours are
 // ink and paper?).
 
+import sharp from 'sharp';
 import type { Rgb } from '../geometry.ts';
 
 /** BT.601 luma, 0–255. */
@@ -526,6 +527,45 @@ export function darkenThinLines(separation: InkSeparation, width: number, height
     }
   }
   return out;
+}
+
+/**
+ * Hatching and lines a pixel or two apart, as engravings and etchings are drawn, blend in a scan
+ * into greys that one threshold cannot split: it turns light hatching into paper and dense
+ * hatching into solid black blotches, and breaks faint lone lines (a ship's rigging, distant
+ * shapes) into dashes. So each level is first pushed away from its neighbourhood's mean (an unsharp
+ * mask of HATCHING_SIGMA pixels, HATCHING_AMOUNT times the difference): a line gets darker than the
+ * gaps beside it, a gap lighter. An edge keeps its place (the mask crosses the middle level where
+ * the edge did), wide strokes and flat paper stay as they were, and a 1-bit scan is unchanged.
+ * Measured on the ink of the corpus and the tune part and on FreeCol's and LilyPond's scans
+ * (docs/decisions.md): at full resolution the corpus etching 0.676 → 0.773 SSIM, every other ink
+ * image within 0.005 or better.
+ */
+const HATCHING_SIGMA = 0.8;
+const HATCHING_AMOUNT = 1.2;
+
+/**
+ * Normalised levels (paper at 255) with the local contrast of hatching raised (HATCHING_SIGMA),
+ * and Otsu's threshold on them. The threshold is taken on the levels it cuts: on the levels before
+ * the mask, it moved with whatever else the page holds (a white margin round an etching put it at
+ * 147 instead of 120, and the masked hatching came out a third darker).
+ */
+export async function sharpenHatching(levels: Uint8Array, rgba: Buffer, width: number, height: number): Promise<{ levels: Uint8Array; threshold: number }> {
+  const mean = await sharp(Buffer.from(levels.buffer, levels.byteOffset, levels.length), { raw: { width, height, channels: 1 } })
+    .blur(HATCHING_SIGMA)
+    .toColourspace('b-w')
+    .raw()
+    .toBuffer();
+  const sharpened = new Uint8Array(levels.length);
+  const histogram = new Float64Array(256);
+  for (let p = 0; p < levels.length; p++) {
+    const value = levels[p] as number;
+    const pushed = value + HATCHING_AMOUNT * (value - (mean[p] as number));
+    const level = pushed <= 0 ? 0 : pushed >= 255 ? 255 : Math.round(pushed);
+    sharpened[p] = level;
+    if (isOpaque(rgba, p)) histogram[level] = (histogram[level] as number) + 1;
+  }
+  return { levels: sharpened, threshold: otsuOfHistogram(histogram) };
 }
 
 /** How well an opaque image is explained as ink on paper; see classify.ts for the rule. */

@@ -7,7 +7,7 @@ import { OPAQUE_BELOW, type ImageKind } from './classify.ts';
 import { workingSize } from './decode.ts';
 import { colourDistance, mapToPalette, paletteOf, pixelWords, reducePalette } from './palette.ts';
 import type { Rgb } from '../geometry.ts';
-import { binariseInk, darkenThinLines, luma, separateInk, type SecondPaper } from './ink.ts';
+import { binariseInk, darkenThinLines, luma, separateInk, sharpenHatching, type SecondPaper } from './ink.ts';
 import { binariseAlpha } from '../trace/vtracer.ts';
 import { componentRoots } from '../segment/components.ts';
 
@@ -281,7 +281,7 @@ export async function prepareWithinBudget(
   mayBeArtwork = kind === 'logo',
 ): Promise<PreparedImage> {
   if (kind === 'sketch') {
-    const prepared = prepareLineArt(image, sketchUpscale);
+    const prepared = await prepareLineArt(image, sketchUpscale);
     return { ...prepared, width: image.width * sketchUpscale, height: image.height * sketchUpscale, dense: false };
   }
   // inputEnhance on photos: specks merged after the palette step, at the size the budget
@@ -311,14 +311,16 @@ export async function prepareWithinBudget(
  * paper colours are taken from the image, the paper painted as a background when the source is
  * opaque.
  */
-function prepareLineArt(image: RgbaImage, upscale: number): PreparedPixels {
+async function prepareLineArt(image: RgbaImage, upscale: number): Promise<PreparedPixels> {
   let transparent = 0;
   for (let i = 3; i < image.rgba.length; i += 4) if ((image.rgba[i] as number) < 128) transparent++;
   const opaque = transparent / (image.width * image.height) < OPAQUE_BELOW;
   const separation = separateInk(image.rgba, image.width, image.height);
   // Upscaled, a line thinner than a pixel can keep its weight (on the image's own grid it cannot).
-  const levels = upscale > 1 ? darkenThinLines(separation, image.width, image.height) : separation.normalised;
-  const ink = binariseInk(levels, image.width, image.height, upscale, separation.threshold);
+  const thin = upscale > 1 ? darkenThinLines(separation, image.width, image.height) : separation.normalised;
+  // Hatching split into its lines before the threshold (ink.ts).
+  const { levels, threshold } = await sharpenHatching(thin, image.rgba, image.width, image.height);
+  const ink = binariseInk(levels, image.width, image.height, upscale, threshold);
   return {
     rgba: ink,
     background: opaque ? separation.paper : undefined,
@@ -388,7 +390,7 @@ export async function prepareForTracer(
 ): Promise<PreparedPixels> {
   switch (kind) {
     case 'sketch':
-      return prepareLineArt(image, 1);
+      return await prepareLineArt(image, 1);
     case 'pixelart':
       return preparePixelArt(image.rgba);
     case 'photo':

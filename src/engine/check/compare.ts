@@ -20,7 +20,7 @@ export interface Comparison {
   sourceCoverage: number;
   /**
    * Share of the image in a clear colour in the source (Oklab chroma at least COLOURED, on white)
-   * and at most a third as colourful in the result: colour painted grey or black.
+   * that the result moves two thirds of that chroma away: colour painted grey, black or another hue.
    */
   colourLost: number;
   /** Share of the image in flat fills of the source that the result moved by TONE_APART or more (tonesLost). */
@@ -111,8 +111,10 @@ export function compareImages(source: Uint8Array, result: Uint8Array, width: num
       deltaE[p] = d;
       total += d;
       if (ground === 1) {
+        // Away from the source's colour by two thirds of its chroma: at most a third as colourful
+        // in the same hue (grey, black), or another hue (ink of one colour over a chart's bars).
         const chroma = hypot(a[i + 1] as number, a[i + 2] as number);
-        if (chroma >= COLOURED && hypot(b[i + 1] as number, b[i + 2] as number) * 3 <= chroma) colourLost++;
+        if (chroma >= COLOURED && hypot(da, db) * 3 >= 2 * chroma) colourLost++;
       }
     }
     if (ground === 1 && options.tones) toneLost = tonesLost(a, b, width, height);

@@ -10,7 +10,7 @@ import type { TraceParams } from '../params.ts';
 import type { SecondPaper } from '../analyse/ink.ts';
 import type { Rgb } from '../geometry.ts';
 import { parseTracerSvg } from './tracer-output.ts';
-import { runTracer, secondPaperTracerConfig } from './vtracer.ts';
+import { inkInColourConfig, runTracer, secondPaperTracerConfig } from './vtracer.ts';
 import { nearestSpotColour, type SpotColourRequest } from '../paint/spot-colours.ts';
 
 
@@ -54,9 +54,10 @@ export function fitInkOutlines(shapes: TracedShape[], params: TraceParams): void
  * (the top-right one): black = 0xff000000 words, as binariseInk writes them. VTracer's binary
  * mode fails outright ("Unknown error occurred") on some images full of such contacts (rows of
  * dots whose period shifts a pixel a row, dithered or halftoned scans), where its colour mode
- * does not; the contact is one pixel either way. Used only to trace again after that failure.
- * It does not cure every such failure: the 14.7 MP corpus illustration forced to `sketch` (a
- * photograph-like picture thresholded into noise) still fails, and gets 502 `engine_failed`.
+ * does not; the contact is one pixel either way. Used only to trace again after that failure
+ * (traceInkAgain). It does not cure every such failure: the 14.7 MP corpus illustration forced to
+ * `sketch` (a photograph-like picture thresholded into noise) and the corpus etching in a white
+ * margin still failed, and went to the colour mode.
  */
 export function joinDiagonalInk(rgba: Buffer, width: number, height: number): Buffer {
   const out = Buffer.from(rgba);
@@ -79,6 +80,37 @@ export function joinDiagonalInk(rgba: Buffer, width: number, height: number): Bu
     }
   }
   return out;
+}
+
+/**
+ * The ink traced again after VTracer's binary mode failed on it: first with its corner contacts
+ * joined (joinDiagonalInk), then, if that fails too, by the colour mode (inkInColourConfig), whose
+ * shapes are those of the ink and of the paper's islands stacked over it (`inColour`: see
+ * paperIslandsOf). The tracer is a parameter so that tests can make the binary mode fail.
+ */
+export async function traceInkAgain(
+  ink: Buffer,
+  width: number,
+  height: number,
+  config: Config,
+  tracer: typeof runTracer = runTracer,
+): Promise<{ svg: string; inColour: boolean }> {
+  const joined = joinDiagonalInk(ink, width, height);
+  try {
+    return { svg: await tracer(joined, width, height, config), inColour: false };
+  } catch {
+    return { svg: await tracer(joined, width, height, inkInColourConfig(config)), inColour: true };
+  }
+}
+
+/**
+ * The paper's islands among the shapes of ink traced in colour (traceInkAgain): the light ones.
+ * The colour mode stacks them over the ink around them, so they are painted in the paper's
+ * colour where they lie, or left out where the paper is transparent (a hole filled, the best the
+ * fallback can do there).
+ */
+export function paperIslandsOf(shapes: TracedShape[]): Set<TracedShape> {
+  return new Set(shapes.filter((shape) => shape.fill.kind === 'flat' && shape.fill.color.r + shape.fill.color.g + shape.fill.color.b >= 3 * 128));
 }
 
 export async function paintLineArt(

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { Resvg } from '@resvg/resvg-js';
 import sharp from 'sharp';
 import { convertImage } from '../../../src/engine/convert.ts';
-import { binariseInk, darkenThinLines, otsuOfHistogram, separateInk } from '../../../src/engine/analyse/ink.ts';
+import { binariseInk, darkenThinLines, otsuOfHistogram, separateInk, sharpenHatching } from '../../../src/engine/analyse/ink.ts';
 import { DEFAULT_PARAMS, type TraceParams } from '../../../src/engine/params.ts';
 import { handwrittenLetter, handwritingPath, inkOnTransparency, letterOnMount, renderSvg } from '../fixtures.ts';
 
@@ -205,4 +205,61 @@ test('line art traced upscaled keeps sub-pixel coordinates where pathPrecision w
   const data = [...result.svg.matchAll(/<path d="([^"]*)" fill/g)].map((match) => match[1] as string).slice(1).join('');
   assert.match(data, /\d\.\d/, 'coordinates with a decimal');
   assert.doesNotMatch(data, /\d\.\d\d/, 'one decimal, no more');
+});
+
+/** A 64 × 48 page on paper of 240: a solid bar (x 2–7), light hatching (x 12–29: rows of 150 and 225) and dense hatching (x 36–57: rows of 30 and 120), rows 8–39. */
+function hatchedPage(): { rgba: Buffer; width: number; height: number } {
+  const width = 64;
+  const height = 48;
+  const rgba = Buffer.alloc(width * height * 4);
+  for (let y = 0, i = 0; y < height; y++) {
+    for (let x = 0; x < width; x++, i += 4) {
+      const rows = y >= 8 && y < 40;
+      let value = 240;
+      if (x >= 2 && x < 8) value = 0;
+      else if (rows && x >= 12 && x < 30) value = y % 2 ? 150 : 225;
+      else if (rows && x >= 36 && x < 58) value = y % 2 ? 30 : 120;
+      rgba.fill(value, i, i + 3);
+      rgba[i + 3] = 255;
+    }
+  }
+  return { rgba, width, height };
+}
+
+test('hatching a pixel apart is split into its lines before the threshold: light hatching is not lost to the paper', async () => {
+  const { rgba, width, height } = hatchedPage();
+  const separation = separateInk(rgba, width, height);
+  const plain = binariseInk(separation.normalised, width, height, 1, separation.threshold);
+  const sharpened = await sharpenHatching(separation.normalised, rgba, width, height);
+  const split = binariseInk(sharpened.levels, width, height, 1, sharpened.threshold);
+  const inkAt = (binary: Buffer, x: number, y: number) => binary[(y * width + x) * 4] === 0;
+  // Thresholded as it is, the light hatching is all paper (a person sees grey lines there).
+  for (let y = 8; y < 40; y++) for (let x = 12; x < 30; x++) assert.equal(inkAt(plain, x, y), false, `plain (${x}, ${y})`);
+  for (let y = 8; y < 40; y++) {
+    for (let x = 12; x < 30; x++) assert.equal(inkAt(split, x, y), y % 2 === 1, `light hatching (${x}, ${y}): its lines ink, its gaps paper`);
+    for (let x = 36; x < 58; x++) assert.equal(inkAt(split, x, y), y % 2 === 1, `dense hatching (${x}, ${y}): its gaps stay open`);
+  }
+  // The solid bar stays ink through and through, and the paper stays paper.
+  for (let y = 0; y < height; y++) for (let x = 2; x < 8; x++) assert.ok(inkAt(split, x, y), `bar (${x}, ${y})`);
+  for (const [x, y] of [[10, 20], [33, 20], [61, 20], [20, 3], [45, 44]] as const) assert.equal(inkAt(split, x, y), false, `paper (${x}, ${y})`);
+});
+
+test('a 1-bit page comes through the hatching step unchanged', async () => {
+  const width = 40;
+  const height = 30;
+  const rgba = Buffer.alloc(width * height * 4, 255);
+  // A one-pixel line, a checkerboard patch and a solid block.
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const ink = x === 5 || (x >= 12 && x < 20 && y >= 10 && y < 18 && (x + y) % 2 === 0) || (x >= 26 && x < 34 && y >= 6 && y < 24);
+      if (ink) rgba.fill(0, (y * width + x) * 4, (y * width + x) * 4 + 3);
+    }
+  }
+  const separation = separateInk(rgba, width, height);
+  const sharpened = await sharpenHatching(separation.normalised, rgba, width, height);
+  for (const factor of [1, 2, 4]) {
+    const before = binariseInk(separation.normalised, width, height, factor, separation.threshold);
+    const after = binariseInk(sharpened.levels, width, height, factor, sharpened.threshold);
+    assert.ok(before.equals(after), `the ink at ${factor}× is the same`);
+  }
 });

@@ -167,7 +167,10 @@ test('ink painted over flat greys is tones lost: grey artwork taken for ink is t
   const [first, other] = result.check.attempts;
   assert.ok(first && first.kind === 'sketch', `first trace ${first?.kind}`);
   assert.ok(result.check.signatures.includes('tones'), result.check.signatures.join(', '));
-  assert.equal(other?.reason, 'tones');
+  // Its ink trace, its hatching split, also shows a region far worse than the rest; either
+  // signature's first plan is the trace as artwork.
+  assert.equal(other?.kind, 'logo');
+  assert.ok(other?.reason === 'tones' || other?.reason === 'region', `traced again for ${other?.reason}`);
   assert.equal(result.chosen.mode, 'logo', 'the trace as artwork is kept');
   assert.ok(result.fidelity > first.fidelity + 0.1, `${result.fidelity} against ${first.fidelity}`);
   // Asked for as ink, it stays ink.
@@ -275,12 +278,13 @@ test('a photograph or artwork scoring low is traced as the other kind too, only 
 });
 
 test('a low score alone does not give ink up for tones: they must win by TONE_MARGIN', async () => {
-  // A 1-bit comic panel halved: its hatching, a pixel wide, counts in the check by its mean tone,
-  // which a trace in tones draws as a mosaic of greys and scores a hair higher than the ink.
+  // A 1-bit comic panel reduced to 2/5: its hatching, under a pixel wide, counts in the check by
+  // its mean tone, which a trace in tones draws as a mosaic of greys and scores higher than the
+  // ink (0.719 against 0.690), by less than the margin.
   const file = corpusFile('wide/ink/maxmoritz1865_comic_panel_1bit.png');
   const { width = 0 } = await sharp(file).metadata();
-  const halved = await sharp(file).resize(Math.round(width / 2)).png().toBuffer();
-  const result = await convertImage({ image: halved, params: DEFAULT_PARAMS }, { ...LIMITS, untimed: true });
+  const reduced = await sharp(file).resize(Math.round(width / 2.5)).png().toBuffer();
+  const result = await convertImage({ image: reduced, params: DEFAULT_PARAMS }, { ...LIMITS, untimed: true });
   const [first] = result.check.attempts;
   assert.ok(first && first.kind === 'sketch' && first.fidelity < PLAIN_BELOW, `first trace ${first?.kind} ${first?.fidelity}`);
   const tones = result.check.attempts.find((a) => a.reason === 'low-score');

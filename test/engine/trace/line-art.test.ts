@@ -4,6 +4,12 @@ import { Resvg } from '@resvg/resvg-js';
 import sharp from 'sharp';
 import { convertImage } from '../../../src/engine/convert.ts';
 import { DEFAULT_PARAMS } from '../../../src/engine/params.ts';
+import { ColorMode, type Config } from '@neplex/vectorizer';
+import { flat } from '../../../src/engine/geometry.ts';
+import { paperIslandsOf, traceInkAgain } from '../../../src/engine/trace/line-art.ts';
+import { parseTracerSvg } from '../../../src/engine/trace/tracer-output.ts';
+import { buildTracerConfig, runTracer } from '../../../src/engine/trace/vtracer.ts';
+import { writeSvgDocument } from '../../../src/engine/write/svg.ts';
 import { corpusImage } from '../corpus.ts';
 
 const LIMITS = { maxInputPixels: 100_000_000 };
@@ -50,4 +56,37 @@ test('ink whose pixels touch only at corners (diagonal hatching a pixel wide) is
   for (let i = 0; i < size * size; i++) if ((rendered[i * 4 + 1] as number) < 128) dark++;
   // A seventh of the page is ink; joining the corners adds at most as much again.
   assert.ok(dark > size * size * 0.1 && dark < size * size * 0.35, `ink share ${(dark / (size * size)).toFixed(3)}`);
+});
+
+test('where the binary mode fails even with its corners joined, the colour mode draws the ink, its holes painted as paper', async () => {
+  // A ring with a dot in its hole, and a bar, black on white, as binariseInk writes them.
+  const size = 64;
+  const rgba = Buffer.alloc(size * size * 4, 255);
+  const inkAt = (x: number, y: number): boolean => {
+    const r = Math.hypot(x + 0.5 - 24, y + 0.5 - 24);
+    return (r >= 10 && r <= 16) || r <= 4 || (x >= 46 && x < 52 && y >= 8 && y < 56);
+  };
+  for (let y = 0; y < size; y++) for (let x = 0; x < size; x++) if (inkAt(x, y)) rgba.fill(0, (y * size + x) * 4, (y * size + x) * 4 + 3);
+  const config = buildTracerConfig(DEFAULT_PARAMS, { kind: 'sketch', curveMode: 'spline', workingScale: 1 });
+  const modes: ColorMode[] = [];
+  const binaryFails = (image: Buffer, width: number, height: number, used: Config): Promise<string> => {
+    modes.push(used.colorMode as ColorMode);
+    return used.colorMode === ColorMode.Binary ? Promise.reject(new Error('Unknown error occurred')) : runTracer(image, width, height, used);
+  };
+  const traced = await traceInkAgain(rgba, size, size, config, binaryFails);
+  assert.deepEqual(modes, [ColorMode.Binary, ColorMode.Color], 'the joined ink in binary mode first, then the colour mode');
+  assert.equal(traced.inColour, true);
+  const shapes = parseTracerSvg(traced.svg);
+  const islands = paperIslandsOf(shapes);
+  assert.ok(islands.size > 0, 'the ring’s hole is among the shapes');
+  for (const shape of shapes) shape.fill = flat(islands.has(shape) ? { r: 255, g: 255, b: 255 } : { r: 0, g: 0, b: 0 });
+  const { svg } = writeSvgDocument({ width: size, height: size, scaleX: 1, scaleY: 1, background: { r: 255, g: 255, b: 255 }, shapes }, 2);
+  const rendered = new Resvg(svg, { fitTo: { mode: 'width', value: size }, background: 'white' }).render().pixels;
+  let wrong = 0;
+  for (let y = 0; y < size; y++) for (let x = 0; x < size; x++) if (((rendered[(y * size + x) * 4 + 1] as number) < 128) !== inkAt(x, y)) wrong++;
+  // Outlines fitted to curves differ from the pixels along the edges only.
+  assert.ok(wrong < size * size * 0.03, `${wrong} pixels wrong`);
+  for (const [x, y, ink] of [[24, 24, true], [24, 16, false], [24, 11, true], [40, 40, false], [48, 30, true]] as const) {
+    assert.equal((rendered[(y * size + x) * 4 + 1] as number) < 128, ink, `(${x}, ${y}) ${ink ? 'ink' : 'paper'}`);
+  }
 });
