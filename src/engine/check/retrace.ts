@@ -125,8 +125,9 @@ export function finerPlan(first: TracePlan, fidelity: number, originalPixels: nu
  * check's pixels counts there only by its mean tone, which tones draw as grey patches. A 1-bit
  * comic panel halved, its hatching a pixel wide: 0.693 as ink, 0.703 in tones, the hatching gone
  * into a mosaic of greys (since the ink's hatching is split before its threshold, 0.742 as ink;
- * reduced to 2/5, 0.690 as ink and 0.719 in tones). Where tones are the picture, they win by far more (a soft scan of the
- * corpus etching: 0.537 against 0.858; a handwritten page over-sharpened: 0.626 against 0.844).
+ * reduced to 2/5, 0.690 as ink and 0.719 in tones). Where tones are the picture, they win by far
+ * more (a soft scan of the corpus etching: 0.537 against 0.858; a handwritten page over-sharpened:
+ * 0.626 against 0.844).
  */
 export const TONE_MARGIN = 0.05;
 
