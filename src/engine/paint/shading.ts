@@ -11,6 +11,7 @@ import { Resvg } from '@resvg/resvg-js';
 import { resizeTo, type RgbaImage } from '../analyse/prepare.ts';
 import { PathCommand, shapeBox, type TracedShape } from '../geometry.ts';
 import { fitPaints, type GradientRule } from './gradient.ts';
+import { reserve, writeAscii, writeByte, type AsciiText } from '../write/ascii-text.ts';
 
 /** Shapes showing fewer traced pixels than this stay flat: a band worth shading is a large area. */
 export const MIN_SHADED_PIXELS = 400;
@@ -41,35 +42,8 @@ const MIN_DRAWN_BOX = 16;
  */
 const MAP_PIXELS = 500_000;
 
-/**
- * The map's SVG, written as ASCII bytes: a photograph's map holds 10⁴ shapes and 10⁶ numbers, and
- * a string per number, joined per shape, cost more than drawing them.
- */
-interface MapText {
-  bytes: Buffer;
-  length: number;
-}
-
-/** Makes room for this many more bytes. */
-function reserve(text: MapText, bytes: number): void {
-  if (text.length + bytes <= text.bytes.length) return;
-  const grown = Buffer.allocUnsafe(Math.max(text.bytes.length * 2, text.length + bytes));
-  text.bytes.copy(grown, 0, 0, text.length);
-  text.bytes = grown;
-}
-
-function writeAscii(text: MapText, ascii: string): void {
-  reserve(text, ascii.length);
-  text.length += text.bytes.write(ascii, text.length, 'latin1');
-}
-
-function writeByte(text: MapText, byte: number): void {
-  reserve(text, 1);
-  text.bytes[text.length++] = byte;
-}
-
 /** Writes a number as String() does, digit by digit where it is a whole number of a few digits. */
-function writeWhole(text: MapText, value: number): void {
+function writeWhole(text: AsciiText, value: number): void {
   if (!Number.isInteger(value) || Math.abs(value) >= 1e9) {
     writeAscii(text, String(value));
     return;
@@ -91,7 +65,7 @@ function writeWhole(text: MapText, value: number): void {
  * A shape's outlines as SVG path data on the map: the polygon through its segments' ends (within
  * a pixel of the curves, and quicker to draw), in whole map pixels, tokens one space apart.
  */
-function writePolygonData(text: MapText, shape: TracedShape, scaleX: number, scaleY: number): void {
+function writePolygonData(text: AsciiText, shape: TracedShape, scaleX: number, scaleY: number): void {
   let first = true;
   for (const path of shape.paths) {
     const { commands, coords } = path;
@@ -123,7 +97,7 @@ function writePolygonData(text: MapText, shape: TracedShape, scaleX: number, sca
 export function visibleShapes(shapes: readonly TracedShape[], width: number, height: number, mapWidth = width, mapHeight = height): Int32Array {
   const scaleX = mapWidth / width;
   const scaleY = mapHeight / height;
-  const text: MapText = { bytes: Buffer.allocUnsafe(1 << 16), length: 0 };
+  const text: AsciiText = { bytes: Buffer.allocUnsafe(1 << 16), length: 0 };
   writeAscii(text, `<svg xmlns="http://www.w3.org/2000/svg" width="${mapWidth}" height="${mapHeight}" viewBox="0 0 ${mapWidth} ${mapHeight}" shape-rendering="crispEdges">`);
   for (let index = 0; index < shapes.length; index++) {
     const shape = shapes[index] as TracedShape;

@@ -6,6 +6,7 @@ import { PathCommand, type GradientPaint, type PathGeometry, type Rgb, type Trac
 import { gatherByPaint, groupShapesByFill } from './grouping.ts';
 import { attribute, PATH_ELEMENT } from '../trace/tracer-output.ts';
 import { formatLength, unitsPerPixel, type PhysicalSize } from './page.ts';
+import { reserve, writeAscii, writeByte, type AsciiText } from './ascii-text.ts';
 
 export interface PathWriteOptions {
   scaleX: number;
@@ -18,9 +19,7 @@ export interface PathWriteOptions {
  * made per number (the output runs to 10⁶ numbers). Remembers what the next token must be
  * separated from, and counts the nodes written.
  */
-interface SvgText {
-  bytes: Buffer;
-  length: number;
+interface SvgText extends AsciiText {
   decimals: number;
   /** 10^decimals. */
   unit: number;
@@ -46,24 +45,6 @@ function createSvgText(decimals: number, capacity = 1 << 16): SvgText {
     penY: 0,
     nodes: 0,
   };
-}
-
-/** Makes room for this many more bytes. */
-function reserve(text: SvgText, bytes: number): void {
-  if (text.length + bytes <= text.bytes.length) return;
-  const grown = Buffer.allocUnsafe(Math.max(text.bytes.length * 2, text.length + bytes));
-  text.bytes.copy(grown, 0, 0, text.length);
-  text.bytes = grown;
-}
-
-function writeAscii(text: SvgText, ascii: string): void {
-  reserve(text, ascii.length);
-  text.length += text.bytes.write(ascii, text.length, 'latin1');
-}
-
-function writeByte(text: SvgText, byte: number): void {
-  reserve(text, 1);
-  text.bytes[text.length++] = byte;
 }
 
 /** Writes a non-negative integer, left-padded with zeros to at least minDigits. */
