@@ -536,6 +536,13 @@ export const RULES = {
      * blocks of an enlargement it is not taken for pixel art.
      */
     maxPixels: 1_000_000,
+    /**
+     * ...or a sheet cut out on transparency, at least this share of it transparent, with binary
+     * alpha: sprites and tiles laid out for a game (Angband's 512 × 960 and 664 × 792 tile sheets
+     * of 245 and 262 colours, 0.013 and 0.002 of their edges blended). The renders and screenshots
+     * the long-side rule keeps out are opaque.
+     */
+    minSheetTransparency: 0.1,
     /** A small palette: what a sprite sheet holds (the emoji sheet with its glows: 460). */
     maxColours: 512,
     maxAaBlendShare: 0.06,
@@ -588,8 +595,11 @@ function showsPixelArt(stats: ImageStats, facts: ImageFacts, margin: number): bo
   const nativeWidth = facts.originalWidth / stats.blockWidth;
   const nativeHeight = facts.originalHeight / stats.blockHeight;
   const enlarged = stats.blockWidth > 1 && stats.blockHeight > 1;
-  // A sheet larger than a sprite is pixel art only in a stored palette or enlarged into blocks (RULES.pixelArt.maxPixels).
-  const sizeFits = nativeWidth * nativeHeight <= rule.maxPixels && (Math.max(nativeWidth, nativeHeight) <= rule.maxLongSide || facts.palette || enlarged);
+  const hardAlpha = stats.hardAlphaShare >= rule.minHardAlphaShare;
+  // A sheet larger than a sprite is pixel art only in a stored palette, enlarged into blocks or cut
+  // out on transparency (RULES.pixelArt.maxPixels, minSheetTransparency).
+  const cutOutSheet = stats.transparentShare >= rule.minSheetTransparency && hardAlpha;
+  const sizeFits = nativeWidth * nativeHeight <= rule.maxPixels && (Math.max(nativeWidth, nativeHeight) <= rule.maxLongSide || facts.palette || enlarged || cutOutSheet);
   const palette = stats.distinctColours <= FEW_COLOURS;
   const aaLimit =
     palette && (facts.palette || enlarged)
@@ -609,7 +619,7 @@ function showsPixelArt(stats: ImageStats, facts: ImageFacts, margin: number): bo
     // a plain ground around a sprite (one flattened on white) is not the artwork's.
     stats.equalOffGroundShare < rule.maxEqualNeighbourShare &&
     // Binary alpha, or translucency drawn in flat areas (a drop shadow, glass): not anti-aliasing.
-    (stats.hardAlphaShare >= rule.minHardAlphaShare || stats.flatTranslucentShare >= rule.minFlatTranslucentShare)
+    (hardAlpha || stats.flatTranslucentShare >= rule.minFlatTranslucentShare)
   );
 }
 

@@ -366,7 +366,7 @@ async function sheetOf(file: string, columns: number, rows: number, palette = fa
   return palette ? sharp(sheet).png({ palette: true, colours: 256, dither: 0 }).toBuffer() : sheet;
 }
 
-test('fail-safe: a tile sheet in its palette larger than the classifier\'s sample is pixel art, its evidence measured at its own pixels', async () => {
+test('fail-safe: a tile sheet in its palette, or cut out on transparency, larger than the classifier\'s sample is pixel art, its evidence measured at its own pixels', async () => {
   // 960 × 880 (0.84 MP), indexed as a game stores its sheets: reduced to the sample, every pixel
   // edge is blended into anti-aliasing.
   const sheet = await sheetOf('pixelart/kenney_tiny_dungeon_tilemap.png', 5, 5, true);
@@ -382,8 +382,15 @@ test('fail-safe: a tile sheet in its palette larger than the classifier\'s sampl
   assert.deepEqual(result.chosen, { mode: 'pixelart', curveMode: 'none' });
   // Compared at its own pixels, where the exact trace is exact (reduced to 0.25 MP, the reference rings at every pixel edge).
   assert.ok(result.fidelity >= 0.99, `fidelity ${result.fidelity}`);
-  // Re-saved as RGB, a sheet larger than a sprite is not taken: a render quantised to as few colours looks alike.
-  assert.notEqual(await chosenKind(await sheetOf('pixelart/kenney_tiny_dungeon_tilemap.png', 5, 5)), 'pixelart');
+  // Re-saved as RGB and opaque, a sheet larger than a sprite is not taken: a render or a
+  // screenshot quantised to as few colours looks alike.
+  const rgbSheet = await sheetOf('pixelart/kenney_tiny_dungeon_tilemap.png', 5, 5);
+  assert.notEqual(await chosenKind(await sharp(rgbSheet).flatten({ background: '#000000' }).png().toBuffer()), 'pixelart');
+  // Cut out on transparency with binary alpha, as a game lays out its sprites and tiles, it is:
+  // renders and screenshots are opaque.
+  const rgbStats = await statisticsOf((await firstDecode(rgbSheet, LIMITS.maxInputPixels)).first);
+  assert.ok(rgbStats.transparentShare >= RULES.pixelArt.minSheetTransparency, `transparent ${rgbStats.transparentShare}`);
+  assert.equal(await chosenKind(rgbSheet), 'pixelart');
   // Anti-aliased artwork as large, in as few colours, is not swept in.
   const shapes = await sheetOf('logo/flat_shapes_transparency_300.png', 3, 3);
   const shapesStats = await statisticsOf((await firstDecode(shapes, LIMITS.maxInputPixels)).first);
