@@ -6,6 +6,7 @@ import { blockCorners, blockSize, CLASSIFY_PIXELS, classifyImage, doubtfulAltern
 import sharp from 'sharp';
 import { decodeImage, hasFewColours, sniffFormat, workingSize, type DecodedImage } from './analyse/decode.ts';
 import { pixelWords } from './analyse/palette.ts';
+import { stretchAlpha, translucentOpacity } from './analyse/translucency.ts';
 import { enhanceInput, fitToPixels, DECODE_PIXELS, prepareWithinBudget, resizeTo, sketchUpscaleFactor, splitTranslucentPixels, workingPixelsFor, WORKING_PIXELS, type RgbaImage } from './analyse/prepare.ts';
 import type { CurveMode, TraceParams } from './params.ts';
 import { SECOND_OPINION_SEGMENT_PIXELS, traceArtwork, type ArtworkTrace } from './trace/artwork.ts';
@@ -111,6 +112,11 @@ interface AnalysedImage {
   /** The first decode at its own grid, when it is a whole enlargement by whole factors. */
   ownGrid?: RgbaImage;
   maxInputPixels: number;
+  /**
+   * Artwork translucent as a whole: every decode has its alpha stretched by this opacity
+   * (analyse/translucency.ts), and the drawing is given it back once it is traced.
+   */
+  opacity?: number;
 }
 
 /** One way of tracing the image, written and checked. */
@@ -193,8 +199,9 @@ export async function convertImage(request: TraceRequest, options: ConvertOption
   // A test key's result: the watermark joins the model after the check (fidelity is the trace's),
   // so every format carries it.
   const page = pageOf(request.params);
-  const output = request.watermark ? withWatermark(best.output) : best.output;
-  const written = request.watermark ? writeSvgDocument(output, best.decimals, { groupBy: request.params.groupBy, disjoint: request.params.stacking === 'cutouts', page }) : best;
+  const traced = image.opacity === undefined ? best.output : { ...best.output, opacity: image.opacity };
+  const output = request.watermark ? withWatermark(traced) : traced;
+  const written = output !== best.output ? writeSvgDocument(output, best.decimals, { groupBy: request.params.groupBy, disjoint: request.params.stacking === 'cutouts', page }) : best;
   const file = request.format ? await writeFile(request.format, output, written.svg, best.decimals, page) : undefined;
   // The cut report describes the trace (a test key's watermark is no part of what is cut).
   const report = request.params.unit !== 'px' || request.params.preset !== undefined ? cutReport(best.output, best.decimals, page, best.removed) : undefined;
@@ -246,13 +253,17 @@ function pageOf(params: TraceParams): PhysicalSize {
 
 async function analyse(request: TraceRequest, options: ConvertOptions): Promise<AnalysedImage> {
   const firstDecodePixels = firstDecodePixelsOf(request.image);
-  const { first, finer } = await firstDecode(request.image, options.maxInputPixels);
+  const decoded = await firstDecode(request.image, options.maxInputPixels);
+  // Translucent artwork is analysed and traced as if its most opaque pixels were opaque.
+  const opacity = translucentOpacity(decoded.first);
+  const first = opacity === undefined ? decoded.first : stretchAlpha(decoded.first, opacity);
+  const finer = opacity === undefined || !decoded.finer ? decoded.finer : stretchAlpha(decoded.finer, opacity);
   const stats = await statisticsOf(first);
   const kind = options.kind ?? resolveKind(request.params, stats, first);
   const doubt = options.kind || request.params.mode !== 'auto' || request.params.centerline ? undefined : doubtfulAlternative(kind, stats, first);
   const grid = ownGrid(first);
   const larger = new Map<number, DecodedImage>(finer ? [[POINT_PIXELS, finer]] : []);
-  return { bytes: request.image, first, firstDecodePixels, larger, stats, kind, ...(doubt ? { doubt } : {}), ...(grid ? { ownGrid: grid } : {}), maxInputPixels: options.maxInputPixels };
+  return { bytes: request.image, first, firstDecodePixels, larger, stats, kind, ...(doubt ? { doubt } : {}), ...(grid ? { ownGrid: grid } : {}), maxInputPixels: options.maxInputPixels, ...(opacity === undefined ? {} : { opacity }) };
 }
 
 /**
@@ -327,7 +338,11 @@ async function decodedAt(image: AnalysedImage, pixels: number): Promise<DecodedI
   if (!decoded) {
     // A finer decode made already is reduced, not the source decoded once more.
     const finer = [...image.larger.values()].find((larger) => larger.width * larger.height > budget);
-    decoded = finer ? await reducedDecode(finer, budget) : await decodeImage(image.bytes, { maxInputPixels: image.maxInputPixels, maxWorkingPixels: budget, findEnlargement: false });
+    if (finer) decoded = await reducedDecode(finer, budget);
+    else {
+      decoded = await decodeImage(image.bytes, { maxInputPixels: image.maxInputPixels, maxWorkingPixels: budget, findEnlargement: false });
+      if (image.opacity !== undefined) decoded = stretchAlpha(decoded, image.opacity);
+    }
     image.larger.set(budget, decoded);
   }
   return decoded;

@@ -76,6 +76,11 @@ export interface VectorImage {
   background?: Rgb;
   /** In paint order: each shape lies under the ones after it. */
   shapes: TracedShape[];
+  /**
+   * The whole drawing's opacity, over each shape's own, when the artwork is translucent as a whole
+   * (analyse/translucency.ts); opaque when absent.
+   */
+  opacity?: number;
 }
 
 export function flat(color: Rgb): Paint {

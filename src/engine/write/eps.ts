@@ -147,11 +147,11 @@ export function writeEps(image: VectorImage, decimals: number, page?: PhysicalSi
       // A centerline stroke: round caps and joins, as a pen draws it.
       ps.token(`${num(documentStrokeWidth(shape.stroke.width, image), 3)} setlinewidth 1 setlinecap 1 setlinejoin ${components(shape.fill.color)} rg s`);
     } else if (shape.fill.kind === 'flat') {
-      ps.token(`${components(shape.fill.color, shape.opacity)} rg f`);
+      ps.token(`${components(shape.fill.color, shape.opacity * (image.opacity ?? 1))} rg f`);
     } else {
       // A shading pattern filled like a colour (padded beyond its ends as in SVG): a fill is
       // anti-aliased by renderers where a clip with shfill is not.
-      ps.token(`<< /PatternType 2 /Shading ${shading(documentGradient(shape.fill, image), shape.opacity)} >> matrix makepattern setpattern f`);
+      ps.token(`<< /PatternType 2 /Shading ${shading(documentGradient(shape.fill, image), shape.opacity * (image.opacity ?? 1))} >> matrix makepattern setpattern f`);
     }
     ps.newline();
   }

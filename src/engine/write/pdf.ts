@@ -88,7 +88,9 @@ export function writePdf(image: VectorImage, decimals: number, page?: PhysicalSi
       doc.restore();
       continue;
     }
-    if (shape.opacity < 0.995) doc.fillOpacity(shape.opacity);
+    // A translucent drawing's opacity is taken per shape: exact where shapes do not overlap.
+    const opacity = shape.opacity * (image.opacity ?? 1);
+    if (opacity < 0.995) doc.fillOpacity(opacity);
     if (shape.fill.kind === 'flat') {
       doc.fill(rgb(shape.fill.color), 'non-zero');
     } else {

@@ -392,6 +392,9 @@ export function writeSvgDocument(image: VectorImage, decimals: number, layout: S
     writeAscii(text, `\n<filter id="${id}" filterUnits="userSpaceOnUse" x="0" y="0" width="${width}" height="${height}"><feGaussianBlur stdDeviation="${deviation}"/></filter>`);
   }
   if (gradientIds.size > 0 || blurIds.size > 0) writeAscii(text, '\n</defs>');
+  // Translucent artwork: its shapes, stacked, take the drawing's opacity once, as one group.
+  const translucent = image.opacity !== undefined && image.opacity < 1;
+  if (translucent) writeAscii(text, `\n<g opacity="${formatNumber(Math.max(0, image.opacity ?? 1), 3)}">`);
   if (image.background) {
     writeAscii(text, `\n<path d="M0 0H${width}V${height}H0z" fill="`);
     writeHexColour(text, image.background);
@@ -421,6 +424,7 @@ export function writeSvgDocument(image: VectorImage, decimals: number, layout: S
     if (members === 0) text.length = element;
     else writeAscii(text, '\n</g>');
   }
+  if (translucent) writeAscii(text, '\n</g>');
   writeAscii(text, '\n</svg>');
   return { svg: text.bytes.toString('latin1', 0, text.length), nodeCount: text.nodes };
 }

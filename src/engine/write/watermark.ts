@@ -119,9 +119,15 @@ function shapeOf(polygons: Point[][], image: VectorImage): PathGeometry[] {
   });
 }
 
-/** The picture with the TEST watermark painted over everything else. */
+/**
+ * The picture with the TEST watermark painted over everything else, at its full strength: a
+ * translucent drawing's opacity moves onto its shapes (exact where they do not overlap), so that
+ * it does not fade the watermark too.
+ */
 export function withWatermark(image: VectorImage): VectorImage {
+  const { opacity = 1, ...opaque } = image;
+  const shapes = opacity === 1 ? image.shapes : image.shapes.map((shape) => ({ ...shape, opacity: shape.opacity * opacity }));
   const halo: TracedShape = { fill: { kind: 'flat', color: { ...HALO } }, opacity: HALO_OPACITY, paths: shapeOf(strokes(image.width, image.height, 0.3), image) };
   const red: TracedShape = { fill: { kind: 'flat', color: { ...WATERMARK_RED } }, opacity: RED_OPACITY, paths: shapeOf(strokes(image.width, image.height, 0), image) };
-  return { ...image, shapes: [...image.shapes, halo, red] };
+  return { ...opaque, shapes: [...shapes, halo, red] };
 }
