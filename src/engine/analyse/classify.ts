@@ -600,19 +600,21 @@ function showsPixelArt(stats: ImageStats, facts: ImageFacts, margin: number): bo
   // out on transparency (RULES.pixelArt.maxPixels, minSheetTransparency).
   const cutOutSheet = stats.transparentShare >= rule.minSheetTransparency && hardAlpha;
   const sizeFits = nativeWidth * nativeHeight <= rule.maxPixels && (Math.max(nativeWidth, nativeHeight) <= rule.maxLongSide || facts.palette || enlarged || cutOutSheet);
-  const palette = stats.distinctColours <= FEW_COLOURS;
+  const grey = isGrey(stats);
+  // A grey image holds at most 256 colours whatever it is, so its palette earns no allowance.
+  const palette = stats.distinctColours <= FEW_COLOURS && !grey;
   const aaLimit =
     palette && (facts.palette || enlarged)
       ? rule.maxIndexedAaBlendShare * margin
       : palette && facts.fewColours === true
         ? Math.max(rule.maxIndexedAaBlendShare, rule.maxAaBlendShare * margin)
         : rule.maxAaBlendShare * margin;
-  const grey = isGrey(stats);
   return (
     sizeFits &&
     stats.distinctColours <= rule.maxColours &&
-    // Grey images are scans (a 1-bit page, a halftone, a photograph), not drawn pixel by pixel.
-    !grey &&
+    // Grey images are scans (a 1-bit page, a halftone, a photograph), not drawn pixel by pixel;
+    // an icon's size is too small for a scan (a grey game sprite, a 1-bit cursor).
+    (!grey || !largerThanIcon(facts)) &&
     stats.colourEdges >= rule.minColourEdges &&
     stats.aaBlendShare <= aaLimit &&
     // Big flat areas are flat artwork (a flag, a logo), which pixel-exact tracing would make jagged;

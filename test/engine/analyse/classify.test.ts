@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import sharp from 'sharp';
-import { blockScale, blockSize, CLASSIFY_PIXELS, classifyImage, doubtfulAlternative, hasPixelGrid, measureImage, RULES, type ImageStats } from '../../../src/engine/analyse/classify.ts';
+import { blockScale, blockSize, CLASSIFY_PIXELS, classifyImage, doubtfulAlternative, FEW_COLOURS, hasPixelGrid, measureImage, RULES, type ImageStats } from '../../../src/engine/analyse/classify.ts';
 import { renderSvg } from '../../../src/engine/check/render.ts';
 import { resolveCurveMode } from '../../../src/engine/trace/vtracer.ts';
 import { convertImage, firstDecode, statisticsOf } from '../../../src/engine/convert.ts';
@@ -497,4 +497,23 @@ test('fail-safe: a dense palette map saved without its palette is still flat col
   assert.equal((await decodeImage(photo, { maxInputPixels: LIMITS.maxInputPixels, maxWorkingPixels: 2_000_000 })).fewColours, undefined);
   const enlargedPhoto = await sharp(photo).resize(2400).png().toBuffer();
   assert.equal((await decodeImage(enlargedPhoto, { maxInputPixels: LIMITS.maxInputPixels, maxWorkingPixels: 2_000_000 })).fewColours, undefined);
+});
+
+test('fail-safe: a grey sprite at an icon\'s size is pixel art; a grey drawing reduced to that size is not', async () => {
+  // A game's sprite drawn in greys on black, 64 px (Meritous's sprites are so): a scan is never
+  // that small, so grey is no evidence against pixel art here.
+  const sprite = await sharp(await pixelSprite(64, 11)).flatten({ background: '#000000' }).greyscale().png().toBuffer();
+  const spriteStats = await statsOf(sprite);
+  assert.ok(spriteStats.meanChroma < 4, 'grey');
+  assert.equal(await chosenKind(sprite), 'pixelart');
+  // Any grey image holds at most 256 colours, so that earns it no allowance for anti-aliasing:
+  // the corpus's line drawing halved (81 × 108, 246 greys, 0.14 of its edges blended) is not pixel art.
+  const flower = corpusImage('sketch/imagetracerjs_flower_lineart.png');
+  const halved = await sharp(flower).resize(81).png().toBuffer();
+  const flowerStats = await statsOf(halved);
+  assert.ok(flowerStats.distinctColours <= FEW_COLOURS && flowerStats.aaBlendShare > RULES.pixelArt.maxAaBlendShare, `${flowerStats.distinctColours} colours, blends ${flowerStats.aaBlendShare}`);
+  assert.notEqual(await chosenKind(halved), 'pixelart');
+  // Larger than an icon, a grey image is a scan (a 1-bit page, a halftone), whatever its pixels.
+  const large = await sharp(await pixelSprite(200, 11)).flatten({ background: '#000000' }).greyscale().png().toBuffer();
+  assert.notEqual(await chosenKind(large), 'pixelart');
 });
