@@ -118,3 +118,12 @@ test('a test key\'s watermark over translucent artwork keeps its full strength',
   assert.doesNotMatch(result.svg, /<g opacity=/, 'the drawing\'s opacity moved onto its shapes');
   assert.match(result.svg, /fill-opacity="0\.549"/);
 });
+
+test('translucentOpacity: alpha that fades across the picture is the picture, not a layer\'s opacity', () => {
+  // A white wave fading from clear to 0.6 alpha: stretched, its top would pass for opaque.
+  const width = 200;
+  const height = 100;
+  const rgba = Buffer.alloc(width * height * 4);
+  for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) rgba.set([255, 255, 255, Math.round((153 * x) / width)], (y * width + x) * 4);
+  assert.equal(translucentOpacity(rgbaImage(rgba, width, height)), undefined);
+});
