@@ -1,9 +1,10 @@
 // Artwork that is translucent as a whole: an overlay, a watermark, a wallpaper meant to lie over a
-// desktop colour, its pixels at about one alpha. Its most opaque pixels are well short of opaque, so the tracer's binary alpha
-// (a pixel under half alpha is transparent) drops much of it, and shapes stacked under one
-// another, each given its own opacity, darken where they overlap. It is traced instead with its
-// alpha stretched so that its most opaque pixels are opaque, and the drawing is given back the
-// opacity it was stretched by, once, over all its shapes (docs/parameters.md, "Translucent artwork").
+// desktop colour, its pixels at about one alpha. Its most opaque pixels are well short of opaque,
+// so the tracer's binary alpha (a pixel under half alpha is transparent) drops much of it, and
+// shapes stacked under one another, each given its own opacity, darken where they overlap. It is
+// traced instead with its alpha stretched so that its most opaque pixels are opaque, and the
+// drawing is given back the opacity it was stretched by, once, over all its shapes
+// (docs/parameters.md, "Translucent artwork").
 
 import type { RgbaImage } from './prepare.ts';
 
