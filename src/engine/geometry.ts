@@ -83,6 +83,17 @@ export interface VectorImage {
   opacity?: number;
 }
 
+/**
+ * The drawing with its own opacity (VectorImage.opacity) moved onto each shape's: the same picture
+ * where shapes do not overlap, for writers without group opacity and for shapes laid over the
+ * drawing at their own strength (a test key's watermark).
+ */
+export function withOpacityPerShape(image: VectorImage): VectorImage {
+  const { opacity, ...drawing } = image;
+  if (opacity === undefined || opacity === 1) return drawing;
+  return { ...drawing, shapes: image.shapes.map((shape) => ({ ...shape, opacity: shape.opacity * opacity })) };
+}
+
 export function flat(color: Rgb): Paint {
   return { kind: 'flat', color };
 }

@@ -4,7 +4,7 @@
 // a partly transparent shape or stop is painted opaque, its colour mixed with white paper by
 // its opacity, which is exact over the paper and close over other shapes.
 
-import { PathCommand, type Rgb, type TracedShape, type VectorImage } from '../geometry.ts';
+import { PathCommand, type Rgb, type TracedShape, type VectorImage, withOpacityPerShape } from '../geometry.ts';
 import { groupShapesByFill } from './grouping.ts';
 import { coordinateRounding, documentGradient, type CoordinateRounding, type DocumentGradient } from './document.ts';
 import { formatLength, pointsPerPixel, type PhysicalSize } from './page.ts';
@@ -137,7 +137,8 @@ export function writeEps(image: VectorImage, decimals: number, page?: PhysicalSi
     ps.token(`${components(image.background)} rg 0 0 m ${width} 0 l ${width} ${height} l 0 ${height} l h f`);
     ps.newline();
   }
-  for (const shape of groupShapesByFill(image.shapes)) {
+  // A translucent drawing's opacity is taken per shape (PostScript has no transparency).
+  for (const shape of groupShapesByFill(withOpacityPerShape(image).shapes)) {
     ps.token('newpath');
     if (!writePath(ps, shape, round, decimals)) {
       ps.newline();
@@ -147,11 +148,11 @@ export function writeEps(image: VectorImage, decimals: number, page?: PhysicalSi
       // A centerline stroke: round caps and joins, as a pen draws it.
       ps.token(`${num(documentStrokeWidth(shape.stroke.width, image), 3)} setlinewidth 1 setlinecap 1 setlinejoin ${components(shape.fill.color)} rg s`);
     } else if (shape.fill.kind === 'flat') {
-      ps.token(`${components(shape.fill.color, shape.opacity * (image.opacity ?? 1))} rg f`);
+      ps.token(`${components(shape.fill.color, shape.opacity)} rg f`);
     } else {
       // A shading pattern filled like a colour (padded beyond its ends as in SVG): a fill is
       // anti-aliased by renderers where a clip with shfill is not.
-      ps.token(`<< /PatternType 2 /Shading ${shading(documentGradient(shape.fill, image), shape.opacity * (image.opacity ?? 1))} >> matrix makepattern setpattern f`);
+      ps.token(`<< /PatternType 2 /Shading ${shading(documentGradient(shape.fill, image), shape.opacity)} >> matrix makepattern setpattern f`);
     }
     ps.newline();
   }

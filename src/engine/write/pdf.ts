@@ -5,7 +5,7 @@
 // graphics state.
 
 import PDFDocument from 'pdfkit';
-import { PathCommand, type Rgb, type TracedShape, type VectorImage } from '../geometry.ts';
+import { PathCommand, type Rgb, type TracedShape, type VectorImage, withOpacityPerShape } from '../geometry.ts';
 import { groupShapesByFill } from './grouping.ts';
 import { coordinateRounding, documentGradient, type CoordinateRounding } from './document.ts';
 import { pointsPerPixel, type PhysicalSize } from './page.ts';
@@ -77,7 +77,8 @@ export function writePdf(image: VectorImage, decimals: number, page?: PhysicalSi
   if (scale !== 1) doc.scale(scale);
   const round = coordinateRounding(image, decimals);
   if (image.background) doc.rect(0, 0, image.width, image.height).fill(rgb(image.background));
-  for (const shape of groupShapesByFill(image.shapes)) {
+  // A translucent drawing's opacity is taken per shape (no group opacity here).
+  for (const shape of groupShapesByFill(withOpacityPerShape(image).shapes)) {
     doc.save();
     if (!tracePath(doc, shape, round)) {
       doc.restore();
@@ -88,9 +89,7 @@ export function writePdf(image: VectorImage, decimals: number, page?: PhysicalSi
       doc.restore();
       continue;
     }
-    // A translucent drawing's opacity is taken per shape: exact where shapes do not overlap.
-    const opacity = shape.opacity * (image.opacity ?? 1);
-    if (opacity < 0.995) doc.fillOpacity(opacity);
+    if (shape.opacity < 0.995) doc.fillOpacity(shape.opacity);
     if (shape.fill.kind === 'flat') {
       doc.fill(rgb(shape.fill.color), 'non-zero');
     } else {

@@ -4,7 +4,7 @@
 // bar, both translucent, so the mark shows on light, dark and red pictures alike. Strokes are
 // clipped to the picture, so no format draws outside its page.
 
-import { PathCommand, type PathGeometry, type TracedShape, type VectorImage } from '../geometry.ts';
+import { PathCommand, type PathGeometry, type TracedShape, type VectorImage, withOpacityPerShape } from '../geometry.ts';
 
 /** Letter strokes on a 5 × 7 grid: [x, y, width, height], y downwards. */
 const LETTERS: Record<'T' | 'E' | 'S', readonly (readonly [number, number, number, number])[]> = {
@@ -125,9 +125,8 @@ function shapeOf(polygons: Point[][], image: VectorImage): PathGeometry[] {
  * it does not fade the watermark too.
  */
 export function withWatermark(image: VectorImage): VectorImage {
-  const { opacity = 1, ...opaque } = image;
-  const shapes = opacity === 1 ? image.shapes : image.shapes.map((shape) => ({ ...shape, opacity: shape.opacity * opacity }));
+  const drawing = withOpacityPerShape(image);
   const halo: TracedShape = { fill: { kind: 'flat', color: { ...HALO } }, opacity: HALO_OPACITY, paths: shapeOf(strokes(image.width, image.height, 0.3), image) };
   const red: TracedShape = { fill: { kind: 'flat', color: { ...WATERMARK_RED } }, opacity: RED_OPACITY, paths: shapeOf(strokes(image.width, image.height, 0), image) };
-  return { ...opaque, shapes: [...shapes, halo, red] };
+  return { ...drawing, shapes: [...drawing.shapes, halo, red] };
 }
