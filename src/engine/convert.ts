@@ -17,7 +17,8 @@ import { roundPolygons } from './trace/rounded.ts';
 import { findPoints, pointShapes } from './trace/points.ts';
 import { writeSvgDocument } from './write/svg.ts';
 import { writeFile } from './write/index.ts';
-import { cutOutImage } from './write/cutouts.ts';
+import { cutOut, cutOutImage } from './write/cutouts.ts';
+import { alphaBands } from './paint/alpha-layers.ts';
 import { withWatermark } from './write/watermark.ts';
 import { flatTranslucency, paintTranslucentPixels, restoreOpacity } from './paint/opacity.ts';
 import { shadeLargeShapes } from './paint/shading.ts';
@@ -524,6 +525,7 @@ async function traceWorking(
   path: TracePlan['path'],
   segmentPixels: number | undefined,
 ): Promise<TracedPicture> {
+  if (path === 'alpha-bands') return traceAlphaBands(working, kind, params, decoded, stats);
   if (kind === 'logo' && path !== 'palette') {
     const curveMode = resolveCurveMode(params.curveMode, 'logo');
     const artwork = await traceArtworkOrFail(working, params, curveMode, segmentPixels);
@@ -593,6 +595,25 @@ async function traceWorking(
   }
   return { shapes, width: prepared.width, height: prepared.height, background: prepared.background, curveMode: rounded ? 'spline' : curveMode, upscale: sketchUpscale };
 }
+
+/**
+ * Light drawn in alpha (paint/alpha-layers.ts): each alpha band's area traced as `kind` and
+ * painted at the band's opacity. A band's shapes overlap where the tracer stacks them, which
+ * would compound its opacity, so each band is cut into shapes that do not overlap first.
+ */
+async function traceAlphaBands(working: RgbaImage, kind: ImageKind, params: TraceParams, decoded: DecodedImage, stats: ImageStats): Promise<TracedPicture> {
+  const shapes: TracedShape[] = [];
+  let traced: TracedPicture | undefined;
+  for (const band of alphaBands(working)) {
+    traced = await traceWorking(band.layer, kind, params, decoded, stats, false, undefined, undefined, undefined);
+    for (const shape of cutOut(traced.shapes, BAND_CUT_TOLERANCE, BAND_CUT_GRID)) shapes.push({ ...shape, opacity: shape.opacity * band.opacity });
+  }
+  if (!traced) throw new EngineError('engine_failed', 'the image has no visible pixels to trace');
+  return { shapes, width: traced.width, height: traced.height, curveMode: traced.curveMode };
+}
+/** Bands are cut on a grid of a hundredth of a working pixel, curves flattened within a tenth. */
+const BAND_CUT_GRID = { unitsX: 10, unitsY: 10 };
+const BAND_CUT_TOLERANCE = 0.3;
 
 /** The artwork path's segmentation grid: a logo trace as another kind's second opinion keeps the coarser one (trace/artwork.ts). */
 function segmentPixelsFor(image: AnalysedImage, kind: ImageKind): number | undefined {

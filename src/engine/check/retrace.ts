@@ -3,6 +3,7 @@
 // and the curve mode only under `curveMode: auto`: what a caller chose is kept.
 
 import type { DecodedImage } from '../analyse/decode.ts';
+import { alphaCarriesPicture } from '../paint/alpha-layers.ts';
 import { hasPixelGrid, type ImageKind, type ImageStats } from '../analyse/classify.ts';
 import { workingPixelsFor } from '../analyse/prepare.ts';
 import type { TraceParams } from '../params.ts';
@@ -14,8 +15,11 @@ export interface TracePlan {
   /** Working size in pixels, when not the kind's own (WORKING_PIXELS). */
   workingPixels?: number;
   curveMode?: ResolvedCurveMode;
-  /** `palette`: artwork traced whole from its palette even where its regions would be traced (convert.ts). */
-  path?: 'palette';
+  /**
+   * `palette`: artwork traced whole from its palette even where its regions would be traced
+   * (convert.ts). `alpha-bands`: light drawn in alpha traced band by band (paint/alpha-layers.ts).
+   */
+  path?: 'palette' | 'alpha-bands';
   /**
    * The signature that asked for this plan, the classifier's doubt, or a low score (plainPlan):
    * `plain` is the tracer alone at its command-line defaults (trace/vtracer.ts, plainTracerConfig),
@@ -43,6 +47,9 @@ export function retraceFitsInTime(plan: TracePlan, elapsedMs: number, firstMs: n
   return elapsedMs <= RETRACE_START_BEFORE_MS && elapsedMs + firstMs * (plan.costFactor ?? 1) <= RETRACE_END_MS;
 }
 
+/** Alpha bands' time against one trace: up to six traces, of areas mostly smaller than the image. */
+const ALPHA_BANDS_COST = 3;
+
 /** A finer working size: this many times the kind's pixels (and at most the image's own). */
 const FINER = 3;
 
@@ -59,8 +66,8 @@ export function retracePlans(signatures: readonly Signature[], first: TracePlan,
   const plans: TracePlan[] = [];
   const add = (plan: TracePlan) => {
     if (plan.kind !== first.kind && !kindIsFree) return;
-    const same = plans.some((p) => p.kind === plan.kind && p.workingPixels === plan.workingPixels && p.curveMode === plan.curveMode);
-    if (!same && !(plan.kind === first.kind && plan.workingPixels === first.workingPixels && plan.curveMode === first.curveMode)) plans.push(plan);
+    const same = plans.some((p) => p.kind === plan.kind && p.workingPixels === plan.workingPixels && p.curveMode === plan.curveMode && p.path === plan.path);
+    if (!same && !(plan.kind === first.kind && plan.workingPixels === first.workingPixels && plan.curveMode === first.curveMode && plan.path === first.path)) plans.push(plan);
   };
   const finer = (reason: Signature): TracePlan | undefined => finerGrid(first, decoded.originalWidth * decoded.originalHeight, reason);
   for (const signature of signatures) {
@@ -74,6 +81,8 @@ export function retracePlans(signatures: readonly Signature[], first: TracePlan,
         break;
       case 'coverage':
       case 'faint':
+        // Light drawn in alpha: its alpha bands traced apart come first, in the first kind (ink, which has no tones, as a photograph).
+        if (alphaCarriesPicture(decoded)) add({ kind: first.kind === 'sketch' ? 'photo' : first.kind, path: 'alpha-bands', reason: signature, costFactor: ALPHA_BANDS_COST });
         for (const kind of OTHER_KINDS[first.kind]) add({ kind, reason: signature });
         break;
       case 'colour':
