@@ -554,6 +554,21 @@ export const RULES = {
     /** Colour edges needed for evidence: none blended in 8 happens by chance once in six for an icon that blends a fifth of its edges. */
     minColourEdges: 8,
     maxEqualNeighbourShare: 0.9,
+    /**
+     * Pixel art is drawn in runs of one colour: at least this share of its neighbours (off its
+     * ground) are equal. Pixel art in the corpus and the tune part has 0.14 and more (a detailed
+     * 36 × 40 sprite); a texture or a photograph quantised to a palette has almost none (a game's
+     * sand texture of 256 colours: 0.011).
+     */
+    minEqualNeighbourShare: 0.08,
+    /**
+     * The palette's allowance for shading (maxIndexedAaBlendShare) holds only where the palette is
+     * laid down in areas of one colour, at least this share of equal neighbours: a game's title
+     * screen shading with its 256 colours keeps 0.60, while photographs, renders and painted
+     * textures cut out for a game and stored in 256 colours (a flower photograph 0.135, a rendered
+     * rock 0.21, painted sprites 0.07–0.18) blend everywhere and are not drawn pixel by pixel.
+     */
+    minEqualForPaletteShading: 0.3,
     minHardAlphaShare: 0.9,
     /** ... or translucency in flat areas: pixel art in the corpus and the tune part 0.82 (a sheet's glows), anti-aliased artwork at most 0.09. */
     minFlatTranslucentShare: 0.5,
@@ -601,8 +616,9 @@ function showsPixelArt(stats: ImageStats, facts: ImageFacts, margin: number): bo
   const cutOutSheet = stats.transparentShare >= rule.minSheetTransparency && hardAlpha;
   const sizeFits = nativeWidth * nativeHeight <= rule.maxPixels && (Math.max(nativeWidth, nativeHeight) <= rule.maxLongSide || facts.palette || enlarged || cutOutSheet);
   const grey = isGrey(stats);
-  // A grey image holds at most 256 colours whatever it is, so its palette earns no allowance.
-  const palette = stats.distinctColours <= FEW_COLOURS && !grey;
+  // A grey image holds at most 256 colours whatever it is, so its palette earns no allowance; nor
+  // does a palette not laid down in areas of one colour (RULES.pixelArt.minEqualForPaletteShading).
+  const palette = stats.distinctColours <= FEW_COLOURS && !grey && stats.equalOffGroundShare >= rule.minEqualForPaletteShading;
   const aaLimit =
     palette && (facts.palette || enlarged)
       ? rule.maxIndexedAaBlendShare * margin
@@ -620,6 +636,8 @@ function showsPixelArt(stats: ImageStats, facts: ImageFacts, margin: number): bo
     // Big flat areas are flat artwork (a flag, a logo), which pixel-exact tracing would make jagged;
     // a plain ground around a sprite (one flattened on white) is not the artwork's.
     stats.equalOffGroundShare < rule.maxEqualNeighbourShare &&
+    // ...and none at all is a photograph or a texture quantised to a palette, not pixels placed one by one.
+    stats.equalOffGroundShare >= rule.minEqualNeighbourShare &&
     // Binary alpha, or translucency drawn in flat areas (a drop shadow, glass): not anti-aliasing.
     (hardAlpha || stats.flatTranslucentShare >= rule.minFlatTranslucentShare)
   );

@@ -11,7 +11,7 @@ import { DEFAULT_PARAMS } from '../../../src/engine/params.ts';
 import { corpusImage } from '../corpus.ts';
 import { decodeImage, type DecodedImage } from '../../../src/engine/analyse/decode.ts';
 import { fitToPixels, WORKING_PIXELS } from '../../../src/engine/analyse/prepare.ts';
-import { antiAliasedIcon, flatIllustrationJpeg, gradientEmoji, greyscalePhoto, handwritingPath, handwrittenLetter, letterOnMount, pixelSprite, pixelSpriteWithShadow, renderSvg as renderFixture } from '../fixtures.ts';
+import { antiAliasedIcon, flatIllustrationJpeg, gradientEmoji, randomSequence, greyscalePhoto, handwritingPath, handwrittenLetter, letterOnMount, pixelSprite, pixelSpriteWithShadow, renderSvg as renderFixture } from '../fixtures.ts';
 
 const LIMITS = { maxInputPixels: 100_000_000 };
 
@@ -516,4 +516,38 @@ test('fail-safe: a grey sprite at an icon\'s size is pixel art; a grey drawing r
   // Larger than an icon, a grey image is a scan (a 1-bit page, a halftone), whatever its pixels.
   const large = await sharp(await pixelSprite(200, 11)).flatten({ background: '#000000' }).greyscale().png().toBuffer();
   assert.notEqual(await chosenKind(large), 'pixelart');
+});
+
+test('fail-safe: a photograph or painted texture stored in a 256-colour palette is not pixel art — it has no runs of one colour; a title screen shading with its palette is', async () => {
+  // A photographed flower head cut out on transparency for a game: slow colour and coarse grain,
+  // hard alpha, stored as an indexed PNG of 256 colours. Its grain blends few of its edges (0.12),
+  // so the palette's allowance for shading took it for pixel art.
+  const width = 140;
+  const height = 110;
+  const random = randomSequence(9);
+  const rgba = Buffer.alloc(width * height * 4);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const inside = Math.hypot((x - 70) / 62, (y - 55) / 48) < 1;
+      if (!inside) continue;
+      const petal = 0.5 + 0.5 * Math.sin(x / 25 + Math.cos(y / 17) * 3);
+      const grain = random() * 160 - 80;
+      rgba.set([Math.min(255, 200 + 40 * petal + grain), Math.max(0, 60 + 120 * petal + grain), Math.max(0, 20 + 30 * (1 - petal) + grain), 255], (y * width + x) * 4);
+    }
+  }
+  const indexed = await sharp(rgba, { raw: { width, height, channels: 4 } }).png({ palette: true, colours: 256 }).toBuffer();
+  assert.equal((await sharp(indexed).metadata()).isPalette, true);
+  const { first } = await firstDecode(indexed, LIMITS.maxInputPixels);
+  const stats = await statisticsOf(first);
+  assert.notEqual(classifyImage(stats, first), 'pixelart');
+  assert.equal(hasPixelGrid(stats, first), false, 'no pixel grid either, so the self-check does not trace it pixel-exact');
+  assert.ok(stats.equalOffGroundShare < RULES.pixelArt.minEqualForPaletteShading, `equal neighbours ${stats.equalOffGroundShare}`);
+  const result = await convertImage({ image: indexed, params: DEFAULT_PARAMS }, LIMITS);
+  assert.notEqual(result.chosen.curveMode, 'none');
+
+  // The tune part's title screen: 256 colours shading in areas of one colour.
+  const title = await firstDecode(corpusImage('wide/pixelart/freedoom_titlepic_320x200.png'), LIMITS.maxInputPixels);
+  const titleStats = await statisticsOf(title.first);
+  assert.ok(titleStats.equalOffGroundShare >= RULES.pixelArt.minEqualForPaletteShading);
+  assert.equal(classifyImage(titleStats, title.first), 'pixelart');
 });
