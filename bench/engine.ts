@@ -203,7 +203,8 @@ async function main(): Promise<void> {
     }
   }
 
-  if (options.galleryOnly || fullRun) {
+  // The gallery shows the corpus and the tune part; a held-out set's run leaves it as it is.
+  if (!HELD_OUT_DIR && (options.galleryOnly || fullRun)) {
     const written = await writeGallery(rows, galleryList);
     console.log(`wrote ${written.sheets} sheets (${(written.bytes / 1e6).toFixed(1)} MB; docs/gallery/ ${(galleryBytes() / 1e6).toFixed(1)} MB in all) to ${GALLERY_DIR}`);
     if (options.galleryOnly) return;
