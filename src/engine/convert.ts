@@ -10,7 +10,7 @@ import { stretchAlpha, translucentOpacity } from './analyse/translucency.ts';
 import { enhanceInput, fitToPixels, DECODE_PIXELS, prepareWithinBudget, resizeTo, sketchUpscaleFactor, splitTranslucentPixels, workingPixelsFor, WORKING_PIXELS, type RgbaImage } from './analyse/prepare.ts';
 import type { CurveMode, TraceParams } from './params.ts';
 import { SECOND_OPINION_SEGMENT_PIXELS, traceArtwork, type ArtworkTrace } from './trace/artwork.ts';
-import { flat, type Rgb, type TracedShape, type VectorImage, withoutDegenerateSubpaths, withStraightLines } from './geometry.ts';
+import { flat, scaledShape, type Rgb, type TracedShape, type VectorImage, withoutDegenerateSubpaths, withStraightLines } from './geometry.ts';
 import { fitInkOutlines, fitsInkOutlines, paintLineArt, paperIslandsOf, spotColourLineArt, traceInkAgain } from './trace/line-art.ts';
 import { parseTracerSvg } from './trace/tracer-output.ts';
 import { roundPolygons } from './trace/rounded.ts';
@@ -603,15 +603,22 @@ async function traceWorking(
  */
 async function traceAlphaBands(working: RgbaImage, kind: ImageKind, params: TraceParams, decoded: DecodedImage, stats: ImageStats): Promise<TracedPicture> {
   const shapes: TracedShape[] = [];
-  let traced: TracedPicture | undefined;
+  let first: TracedPicture | undefined;
   for (const band of alphaBands(working)) {
-    traced = await traceWorking(band.layer, kind, params, decoded, stats, false, undefined, undefined, undefined);
-    for (const shape of cutOut(traced.shapes, BAND_CUT_TOLERANCE, BAND_CUT_GRID)) shapes.push({ ...shape, opacity: shape.opacity * band.opacity });
+    const traced = await traceWorking(band.layer, kind, params, decoded, stats, false, undefined, undefined, undefined);
+    first ??= traced;
+    // The tracer's budget may reduce a busier band more: every band is drawn on the first one's grid.
+    const sx = first.width / traced.width;
+    const sy = first.height / traced.height;
+    for (const shape of cutOut(traced.shapes, BAND_CUT_TOLERANCE, BAND_CUT_GRID)) {
+      const onGrid = sx === 1 && sy === 1 ? shape : scaledShape(shape, sx, sy);
+      shapes.push({ ...onGrid, opacity: shape.opacity * band.opacity });
+    }
   }
-  if (!traced) throw new EngineError('engine_failed', 'the image has no visible pixels to trace');
-  return { shapes, width: traced.width, height: traced.height, curveMode: traced.curveMode };
+  if (!first) throw new EngineError('engine_failed', 'the image has no visible pixels to trace');
+  return { shapes, width: first.width, height: first.height, curveMode: first.curveMode };
 }
-/** Bands are cut on a grid of a hundredth of a working pixel, curves flattened within a tenth. */
+/** Bands are cut on a grid of a tenth of a traced pixel, curves flattened within 0.3 of one. */
 const BAND_CUT_GRID = { unitsX: 10, unitsY: 10 };
 const BAND_CUT_TOLERANCE = 0.3;
 

@@ -59,6 +59,25 @@ export interface TracedShape {
   blur?: number;
 }
 
+/** The shape with its geometry, paint, stroke and blur scaled by sx and sy (from one grid to another). */
+export function scaledShape(shape: TracedShape, sx: number, sy: number): TracedShape {
+  const mean = Math.sqrt(sx * sy);
+  const paths = shape.paths.map((path) => ({ commands: path.commands, coords: path.coords.map((value, index) => value * (index % 2 === 0 ? sx : sy)) }));
+  const fill: Paint =
+    shape.fill.kind === 'linear'
+      ? { ...shape.fill, x1: shape.fill.x1 * sx, y1: shape.fill.y1 * sy, x2: shape.fill.x2 * sx, y2: shape.fill.y2 * sy }
+      : shape.fill.kind === 'radial'
+        ? { ...shape.fill, cx: shape.fill.cx * sx, cy: shape.fill.cy * sy, r: shape.fill.r * mean }
+        : shape.fill;
+  return {
+    ...shape,
+    fill,
+    paths,
+    ...(shape.stroke ? { stroke: { width: shape.stroke.width * mean } } : {}),
+    ...(shape.blur !== undefined ? { blur: shape.blur * mean } : {}),
+  };
+}
+
 /** Whether a shape is drawn as a stroke (centerline) rather than filled. */
 export function isStroke(shape: TracedShape): boolean {
   return shape.stroke !== undefined;
