@@ -18,7 +18,7 @@ import { findPoints, pointShapes } from './trace/points.ts';
 import { writeSvgDocument } from './write/svg.ts';
 import { writeFile } from './write/index.ts';
 import { cutOut, cutOutImage } from './write/cutouts.ts';
-import { alphaBands } from './paint/alpha-layers.ts';
+import { alphaBands } from './paint/alpha-bands.ts';
 import { withWatermark } from './write/watermark.ts';
 import { flatTranslucency, paintTranslucentPixels, restoreOpacity } from './paint/opacity.ts';
 import { shadeLargeShapes } from './paint/shading.ts';
@@ -597,7 +597,7 @@ async function traceWorking(
 }
 
 /**
- * Light drawn in alpha (paint/alpha-layers.ts): each alpha band's area traced as `kind` and
+ * Light drawn in alpha (paint/alpha-bands.ts): each alpha band's area traced as `kind` and
  * painted at the band's opacity. A band's shapes overlap where the tracer stacks them, which
  * would compound its opacity, so each band is cut into shapes that do not overlap first.
  */

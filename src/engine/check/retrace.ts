@@ -3,7 +3,7 @@
 // and the curve mode only under `curveMode: auto`: what a caller chose is kept.
 
 import type { DecodedImage } from '../analyse/decode.ts';
-import { alphaCarriesPicture } from '../paint/alpha-layers.ts';
+import { alphaCarriesPicture } from '../paint/alpha-bands.ts';
 import { hasPixelGrid, type ImageKind, type ImageStats } from '../analyse/classify.ts';
 import { workingPixelsFor } from '../analyse/prepare.ts';
 import type { TraceParams } from '../params.ts';
@@ -17,7 +17,7 @@ export interface TracePlan {
   curveMode?: ResolvedCurveMode;
   /**
    * `palette`: artwork traced whole from its palette even where its regions would be traced
-   * (convert.ts). `alpha-bands`: light drawn in alpha traced band by band (paint/alpha-layers.ts).
+   * (convert.ts). `alpha-bands`: light drawn in alpha traced band by band (paint/alpha-bands.ts).
    */
   path?: 'palette' | 'alpha-bands';
   /**

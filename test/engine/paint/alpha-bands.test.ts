@@ -1,12 +1,12 @@
 // Light drawn in alpha (a glow, a flash, sparks): traced in alpha bands, each painted at the
-// opacity that stacks to the band's alpha (paint/alpha-layers.ts), when the self-check finds the
+// opacity that stacks to the band's alpha (paint/alpha-bands.ts), when the self-check finds the
 // binary-alpha trace lost it.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import sharp from 'sharp';
 import { convertImage } from '../../../src/engine/convert.ts';
 import { DEFAULT_PARAMS } from '../../../src/engine/params.ts';
-import { alphaBands, alphaCarriesPicture } from '../../../src/engine/paint/alpha-layers.ts';
+import { alphaBands, alphaCarriesPicture } from '../../../src/engine/paint/alpha-bands.ts';
 import { randomSequence, renderSvg } from '../fixtures.ts';
 
 const LIMITS = { maxInputPixels: 100_000_000 };

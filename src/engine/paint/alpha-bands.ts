@@ -59,8 +59,9 @@ export function alphaBands(image: RgbaImage): AlphaBand[] {
   let below = 0;
   for (let band = 0; band < BAND_EDGES.length; band++) {
     if ((counts[band] as number) === 0) continue;
-    const mean = Math.max(below, (sums[band] as number) / (counts[band] as number));
-    const opacity = below >= 1 ? 1 : 1 - (1 - mean) / (1 - below);
+    // Every pixel of a band is more opaque than any below it, so the means rise and below < 1.
+    const mean = (sums[band] as number) / (counts[band] as number);
+    const opacity = 1 - (1 - mean) / (1 - below);
     below = mean;
     const edge = BAND_EDGES[band] as number;
     const layer = Buffer.from(rgba);
