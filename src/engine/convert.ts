@@ -320,12 +320,14 @@ export async function statisticsOf(decoded: DecodedImage): Promise<ImageStats> {
 /**
  * Statistics taken on a reduction, with pixel art's evidence measured at the image's own pixels
  * where the decode holds them all, within what pixel art's trace takes whole, in a palette's
- * worth of colours (photographs and anti-aliased artwork stop the count within a few rows).
+ * worth of colours (photographs and anti-aliased artwork stop the count within a few rows) or cut
+ * out on transparency (a sheet of sprites shaded in thousands of colours, classify.ts).
  */
 function withPixelEvidenceOf(reduced: ImageStats, decoded: DecodedImage): ImageStats {
   const whole = decoded.width === decoded.originalWidth || decoded.enlargement !== undefined;
   if (!whole || decoded.width * decoded.height > RULES.pixelArt.maxPixels) return reduced;
-  if (!hasFewColours(pixelWords(decoded.rgba), RULES.pixelArt.maxColours)) return reduced;
+  const cutOut = reduced.transparentShare >= RULES.pixelArt.minSheetTransparency;
+  if (!cutOut && !hasFewColours(pixelWords(decoded.rgba), RULES.pixelArt.maxColours)) return reduced;
   return withOwnPixelEvidence(reduced, measureImage(decoded.rgba, decoded.width, decoded.height, { ink: false }));
 }
 

@@ -355,3 +355,59 @@ export function segmentationOf(width: number, height: number, paint: (x: number,
   }
   return { width, height, labels, count, sums, frame, premultiplied };
 }
+
+/**
+ * A game's sheet of sprites cut out on transparency (6 rows of 8, 28 px each), every sprite
+ * shaded in its own 14 colours laid in runs: hard alpha and hard colour steps, in far more
+ * colours than a palette (some 670).
+ */
+export async function manyColourSpriteSheet(seed: number): Promise<Buffer> {
+  const random = randomSequence(seed);
+  const cell = 28;
+  const columns = 8;
+  const rows = 6;
+  const width = cell * columns;
+  const height = cell * rows;
+  const rgba = Buffer.alloc(width * height * 4);
+  for (let row = 0; row < rows; row++) {
+    for (let column = 0; column < columns; column++) {
+      const colours = Array.from({ length: 14 }, () => [Math.floor(random() * 256), Math.floor(random() * 256), Math.floor(random() * 256)] as const);
+      for (let y = 0; y < cell; y++) {
+        for (let x = 0; x < cell; x++) {
+          if (Math.hypot(x + 0.5 - cell / 2, y + 0.5 - cell / 2) > cell * 0.42) continue;
+          const [r, g, b] = colours[Math.floor(random() * colours.length)] as readonly [number, number, number];
+          const run = 1 + Math.floor(random() * 3);
+          for (let k = 0; k < run && x + k < cell; k++) rgba.set([r, g, b, 255], ((row * cell + y) * width + column * cell + x + k) * 4);
+          x += run - 1;
+        }
+      }
+    }
+  }
+  return sharp(rgba, { raw: { width, height, channels: 4 } }).png().toBuffer();
+}
+
+/**
+ * A cartoon cut out on transparency with hard edges (binary alpha, an aliased black outline) but
+ * shaded in a smooth radial gradient: hundreds of colours in soft steps, not pixel art.
+ */
+export async function hardEdgedGradientCartoon(): Promise<Buffer> {
+  const width = 220;
+  const height = 160;
+  const rgba = Buffer.alloc(width * height * 4);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const u = (x + 0.5 - width / 2) / (width * 0.45);
+      const v = (y + 0.5 - height / 2) / (height * 0.45);
+      const d = Math.hypot(u, v);
+      if (d > 1) continue;
+      const i = (y * width + x) * 4;
+      if (d > 0.95) {
+        rgba.set([0, 0, 0, 255], i);
+        continue;
+      }
+      const light = Math.hypot(u + 0.4, v + 0.4) / 1.6;
+      rgba.set([Math.round(200 + 55 * (1 - Math.abs(v))), Math.round(230 - 150 * light), Math.round(40 + 30 * (u + 1)), 255], i);
+    }
+  }
+  return sharp(rgba, { raw: { width, height, channels: 4 } }).png().toBuffer();
+}

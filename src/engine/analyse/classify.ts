@@ -69,7 +69,8 @@ export interface ImageStats {
    * middle pixel is a blend of its ends (on the segment between them in every channel) in a colour
    * the image rarely uses: anti-aliasing, which mixes the two sides in a shade of its own. Pixel
    * art steps from one palette colour to the next; its shading ramps use colours that recur.
-   * Measured on images of at most MAX_BLEND_COLOURS colours, else 1.
+   * Measured on images of at most MAX_BLEND_COLOURS colours, or on sheets cut out with mostly
+   * hard alpha (isManyColourSheet), where every colour is rare and every blend counts; else 1.
    */
   aaBlendShare: number;
   /** Colour edges seen for aaBlendShare (few edges, little evidence). */
@@ -420,7 +421,9 @@ function measurePixels(rgba: Buffer, width: number, height: number, options: Mea
     [srb / opaqueOrOne - mean.r * mean.b, sgb / opaqueOrOne - mean.g * mean.b, sbb / opaqueOrOne - mean.b * mean.b],
   ] as const;
   const farFromAxis = offAxisShare(rgba, mean, principalAxis(covarianceMatrix), opaque);
-  const blends = distinct <= MAX_BLEND_COLOURS ? antiAliasingBlends(rgba, width, height, opaque, border.ground) : { share: 1, edges: 0 };
+  const hardAlphaShare = alphaSteps === 0 ? 1 : hardAlphaSteps / alphaSteps;
+  const measureBlends = distinct <= MAX_BLEND_COLOURS || mayBeManyColourSheet({ transparentShare, hardAlphaShare });
+  const blends = measureBlends ? antiAliasingBlends(rgba, width, height, opaque, border.ground) : { share: 1, edges: 0 };
   return {
     aaBlendShare: blends.share,
     plainBorderShare: border.share,
@@ -433,7 +436,7 @@ function measurePixels(rgba: Buffer, width: number, height: number, options: Mea
     equalOffGroundShare: (equalPairs - groundPairs) / Math.max(1, equalPairs - groundPairs + unequalPairs),
     softEdgeShare: softPairs / Math.max(1, unequalPairs),
     rampShare: ramps / Math.max(1, rampRuns),
-    hardAlphaShare: alphaSteps === 0 ? 1 : hardAlphaSteps / alphaSteps,
+    hardAlphaShare,
     flatTranslucentShare: partial === 0 ? 0 : flatTranslucent / partial,
     nearFlatShare: nearFlatPairs / Math.max(1, unclippedPairs),
     equalUnclippedShare: equalUnclippedPairs / Math.max(1, unclippedPairs),
@@ -545,6 +548,19 @@ export const RULES = {
     minSheetTransparency: 0.1,
     /** A small palette: what a sprite sheet holds (the emoji sheet with its glows: 460). */
     maxColours: 512,
+    /**
+     * ...or, larger than an icon and cut out on transparency (minSheetTransparency), a sheet of
+     * sprites shaded in thousands of colours (roguelike tile sheets of 1,240–13,800), whose other
+     * evidence must then be clear: most of its alpha steps hard (sheets 0.37–0.98, their shadows
+     * drawn translucent; anti-aliased artwork cut out on transparency at most 0.03), and few of its
+     * colour edges bridged by a blend (sheets 0.12–0.30 measured with every colour, anti-aliased
+     * artwork of as many colours 0.43 and more, photographs 0.7), and shaded in steps: at most
+     * this share of its colour changes soft (sheets 0.07–0.41; cartoon stamps cut out with hard
+     * edges and outlines but shaded in smooth gradients 0.60–0.97).
+     */
+    minManyColourSheetHardAlpha: 0.3,
+    maxManyColourSheetBlendShare: 0.35,
+    maxManyColourSheetSoftEdgeShare: 0.5,
     maxAaBlendShare: 0.06,
     /**
      * An indexed source of at most 256 colours (a game's palette), one enlarged into blocks, or one
@@ -614,7 +630,8 @@ function showsPixelArt(stats: ImageStats, facts: ImageFacts, margin: number): bo
   // A sheet larger than a sprite is pixel art only in a stored palette, enlarged into blocks or cut
   // out on transparency (RULES.pixelArt.maxPixels, minSheetTransparency).
   const cutOutSheet = stats.transparentShare >= rule.minSheetTransparency && hardAlpha;
-  const sizeFits = nativeWidth * nativeHeight <= rule.maxPixels && (Math.max(nativeWidth, nativeHeight) <= rule.maxLongSide || facts.palette || enlarged || cutOutSheet);
+  const manyColourSheet = stats.distinctColours > rule.maxColours && isManyColourSheet(stats, facts);
+  const sizeFits = nativeWidth * nativeHeight <= rule.maxPixels && (Math.max(nativeWidth, nativeHeight) <= rule.maxLongSide || facts.palette || enlarged || cutOutSheet || manyColourSheet);
   const grey = isGrey(stats);
   // A grey image holds at most 256 colours whatever it is, so its palette earns no allowance; nor
   // does a palette not laid down in areas of one colour (RULES.pixelArt.minEqualForPaletteShading).
@@ -627,20 +644,37 @@ function showsPixelArt(stats: ImageStats, facts: ImageFacts, margin: number): bo
         : rule.maxAaBlendShare * margin;
   return (
     sizeFits &&
-    stats.distinctColours <= rule.maxColours &&
+    (stats.distinctColours <= rule.maxColours || manyColourSheet) &&
     // Grey images are scans (a 1-bit page, a halftone, a photograph), not drawn pixel by pixel;
     // an icon's size is too small for a scan (a grey game sprite, a 1-bit cursor).
     (!grey || !largerThanIcon(facts)) &&
     stats.colourEdges >= rule.minColourEdges &&
-    stats.aaBlendShare <= aaLimit &&
+    (stats.aaBlendShare <= aaLimit || manyColourSheet) &&
     // Big flat areas are flat artwork (a flag, a logo), which pixel-exact tracing would make jagged;
     // a plain ground around a sprite (one flattened on white) is not the artwork's.
     stats.equalOffGroundShare < rule.maxEqualNeighbourShare &&
     // ...and none at all is a photograph or a texture quantised to a palette, not pixels placed one by one.
     stats.equalOffGroundShare >= rule.minEqualNeighbourShare &&
     // Binary alpha, or translucency drawn in flat areas (a drop shadow, glass): not anti-aliasing.
-    (hardAlpha || stats.flatTranslucentShare >= rule.minFlatTranslucentShare)
+    (hardAlpha || stats.flatTranslucentShare >= rule.minFlatTranslucentShare || manyColourSheet)
   );
+}
+
+/**
+ * A sheet of sprites cut out on transparency and larger than an icon, with mostly hard alpha
+ * steps, few blended colour edges and few soft ones (RULES.pixelArt.minManyColourSheetHardAlpha,
+ * maxManyColourSheetBlendShare, maxManyColourSheetSoftEdgeShare): pixel art whatever the number
+ * of its colours. Its blends are
+ * measured (measurePixels) only where its alpha shows it may be one.
+ */
+function isManyColourSheet(stats: ImageStats, facts: ImageFacts): boolean {
+  const rule = RULES.pixelArt;
+  return mayBeManyColourSheet(stats) && largerThanIcon(facts) && stats.colourEdges >= rule.minColourEdges && stats.aaBlendShare <= rule.maxManyColourSheetBlendShare && stats.softEdgeShare <= rule.maxManyColourSheetSoftEdgeShare;
+}
+
+/** Cut out on transparency with mostly hard alpha steps: the blends of its colours are worth measuring, however many. */
+function mayBeManyColourSheet(stats: Pick<ImageStats, 'transparentShare' | 'hardAlphaShare'>): boolean {
+  return stats.transparentShare >= RULES.pixelArt.minSheetTransparency && stats.hardAlphaShare >= RULES.pixelArt.minManyColourSheetHardAlpha;
 }
 
 /** No colour to speak of: greyscale, or a tint so faint it reads as grey (a black-and-white photograph's JPEG chroma noise). */

@@ -11,7 +11,7 @@ import { DEFAULT_PARAMS } from '../../../src/engine/params.ts';
 import { corpusImage } from '../corpus.ts';
 import { decodeImage, type DecodedImage } from '../../../src/engine/analyse/decode.ts';
 import { fitToPixels, WORKING_PIXELS } from '../../../src/engine/analyse/prepare.ts';
-import { antiAliasedIcon, flatIllustrationJpeg, gradientEmoji, randomSequence, greyscalePhoto, handwritingPath, handwrittenLetter, letterOnMount, pixelSprite, pixelSpriteWithShadow, renderSvg as renderFixture } from '../fixtures.ts';
+import { antiAliasedIcon, flatIllustrationJpeg, gradientEmoji, hardEdgedGradientCartoon, manyColourSpriteSheet, randomSequence, greyscalePhoto, handwritingPath, handwrittenLetter, letterOnMount, pixelSprite, pixelSpriteWithShadow, renderSvg as renderFixture } from '../fixtures.ts';
 
 const LIMITS = { maxInputPixels: 100_000_000 };
 
@@ -39,6 +39,24 @@ test('pixel art: hard edges, few colours, no anti-aliasing blends, binary alpha 
   assert.ok(stats.aaBlendShare <= RULES.pixelArt.maxAaBlendShare, `aaBlendShare ${stats.aaBlendShare}`);
   assert.equal(stats.hardAlphaShare, 1);
   assert.equal(await chosenKind(sprite), 'pixelart');
+});
+
+test('fail-safe: a sheet of sprites in hundreds of colours, cut out with hard alpha and hard colour steps, is pixel art; a hard-edged cartoon shaded in gradients is not', async () => {
+  const rule = RULES.pixelArt;
+  const sheet = await manyColourSpriteSheet(3);
+  const sheetStats = await statsOf(sheet);
+  // More colours than a palette: the evidence is the sheet's, not the palette's.
+  assert.ok(sheetStats.distinctColours > rule.maxColours, `colours ${sheetStats.distinctColours}`);
+  assert.ok(sheetStats.transparentShare >= rule.minSheetTransparency && sheetStats.hardAlphaShare >= rule.minManyColourSheetHardAlpha, `alpha ${sheetStats.hardAlphaShare}`);
+  assert.ok(sheetStats.aaBlendShare <= rule.maxManyColourSheetBlendShare, `blends ${sheetStats.aaBlendShare}`);
+  assert.ok(sheetStats.softEdgeShare <= rule.maxManyColourSheetSoftEdgeShare, `soft ${sheetStats.softEdgeShare}`);
+  assert.equal(await chosenKind(sheet), 'pixelart');
+  // Hard alpha and an aliased outline, but its fill changes in soft steps: artwork.
+  const cartoon = await hardEdgedGradientCartoon();
+  const cartoonStats = await statsOf(cartoon);
+  assert.ok(cartoonStats.distinctColours > rule.maxColours && cartoonStats.hardAlphaShare >= rule.minManyColourSheetHardAlpha, `colours ${cartoonStats.distinctColours}, alpha ${cartoonStats.hardAlphaShare}`);
+  assert.ok(cartoonStats.softEdgeShare > rule.maxManyColourSheetSoftEdgeShare, `soft ${cartoonStats.softEdgeShare}`);
+  assert.notEqual(await chosenKind(cartoon), 'pixelart');
 });
 
 test('pixel art enlarged 4× by repeating pixels is measured at its own grid and stays pixelart', async () => {
