@@ -664,8 +664,9 @@ function showsPixelArt(stats: ImageStats, facts: ImageFacts, margin: number): bo
  * A sheet of sprites cut out on transparency and larger than an icon, with mostly hard alpha
  * steps, few blended colour edges and few soft ones (RULES.pixelArt.minManyColourSheetHardAlpha,
  * maxManyColourSheetBlendShare, maxManyColourSheetSoftEdgeShare): pixel art whatever the number
- * of its colours. Its blends are
- * measured (measurePixels) only where its alpha shows it may be one.
+ * of its colours. Its blends are measured (measurePixels) only where its alpha shows it may be
+ * one. Measured on a reduction (sheets over CLASSIFY_PIXELS), its soft changes are the
+ * reduction's, which blends hard steps: such a sheet is taken only on clearer evidence.
  */
 function isManyColourSheet(stats: ImageStats, facts: ImageFacts): boolean {
   const rule = RULES.pixelArt;
