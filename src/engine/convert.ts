@@ -570,7 +570,9 @@ async function traceWorking(
   let shapes: TracedShape[];
   try {
     shapes = parseTracerSvg(tracerSvg, STRAIGHT_TOLERANCE);
-    if (translucentSvg && prepared.translucent) shapes = [...paintTranslucentPixels(parseTracerSvg(translucentSvg, STRAIGHT_TOLERANCE), prepared.translucent), ...shapes];
+    // The tracer stacks the translucent pixels' shapes as it stacks any: cut apart, no pixel shows
+    // through another and compounds its opacity.
+    if (translucentSvg && prepared.translucent) shapes = [...paintTranslucentPixels(cutOut(parseTracerSvg(translucentSvg, STRAIGHT_TOLERANCE), BAND_CUT_TOLERANCE, BAND_CUT_GRID), prepared.translucent), ...shapes];
   } catch (error) {
     throw new EngineError('engine_failed', `the tracer wrote unreadable SVG: ${error instanceof Error ? error.message : String(error)}`);
   }

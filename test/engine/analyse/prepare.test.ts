@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import sharp from 'sharp';
 import { countBoundaries, countRegions, DENSE_ARTWORK_GROWTH, fitToPixels, mergeSpecks, prepareForTracer, prepareWithinBudget, splitTranslucentPixels, WORKING_PIXELS } from '../../../src/engine/analyse/prepare.ts';
-import { croppedSvg } from '../../../src/engine/check/render.ts';
+import { croppedSvg, renderSvg as renderOnClear } from '../../../src/engine/check/render.ts';
 import { convertImage } from '../../../src/engine/convert.ts';
 import { DEFAULT_PARAMS } from '../../../src/engine/params.ts';
 import { renderSvg, ssimOf } from '../../helpers/renderers.ts';
@@ -109,4 +109,22 @@ test('the map saved as JPEG, a photograph only by elimination, keeps its detail 
   const traced = renderSvg(croppedSvg(result.svg, 2048, 2253, crop));
   const similarity = await ssimOf(traced, original, crop.width, crop.height);
   assert.ok(similarity > 0.627, `centre crop at 100 %: SSIM ${similarity.toFixed(3)} (no more than 0.05 below VTracer's 0.677)`);
+});
+
+test('pixel art: translucent pixels nested in other translucent pixels keep their own opacity — the stacked trace is cut apart, so none shows through another', async () => {
+  // A 48 px sprite of opaque pixels beside a glass pane: a blue rim at half alpha round a green
+  // middle at 0.63, each drawn flat. The tracer stacks the rim's shape under the middle.
+  const side = 48;
+  const rgba = Buffer.alloc(side * side * 4);
+  const set = (x: number, y: number, colour: readonly number[]) => rgba.set(colour, (y * side + x) * 4);
+  const palette = [[34, 32, 52, 255], [172, 50, 50, 255], [251, 242, 54, 255]] as const;
+  for (let y = 4; y < 20; y++) for (let x = 4; x < 20; x++) set(x, y, palette[(x * 7 + y * 3) % 3] as readonly number[]);
+  for (let y = 24; y < 44; y++) for (let x = 24; x < 44; x++) set(x, y, x < 28 || x >= 40 || y < 28 || y >= 40 ? [40, 80, 220, 128] : [40, 200, 80, 160]);
+  const png = await sharp(rgba, { raw: { width: side, height: side, channels: 4 } }).png().toBuffer();
+  const result = await convertImage({ image: png, params: DEFAULT_PARAMS }, { maxInputPixels: 100_000_000 });
+  assert.equal(result.chosen.mode, 'pixelart');
+  const data = renderOnClear(result.svg, side, side);
+  const alphaAt = (x: number, y: number) => data[(y * side + x) * 4 + 3] as number;
+  for (const [x, y] of [[34, 34], [30, 37], [37, 30]] as const) assert.ok(Math.abs(alphaAt(x, y) - 160) <= 6, `middle at (${x}, ${y}): alpha ${alphaAt(x, y)}, drawn 160`);
+  for (const [x, y] of [[25, 25], [42, 34]] as const) assert.ok(Math.abs(alphaAt(x, y) - 128) <= 6, `rim at (${x}, ${y}): alpha ${alphaAt(x, y)}, drawn 128`);
 });
