@@ -2,7 +2,7 @@
 // size, the working-resolution scale undone, compact relative path data, #rrggbb fills and
 // gradients in <defs>. Also counts path nodes in any SVG.
 
-import { PathCommand, type GradientPaint, type PathGeometry, type Rgb, type TracedShape, type VectorImage } from '../geometry.ts';
+import { PathCommand, shapeBox, type GradientPaint, type PathGeometry, type Rgb, type TracedShape, type VectorImage } from '../geometry.ts';
 import { gatherByPaint, groupShapesByFill } from './grouping.ts';
 import { attribute, PATH_ELEMENT } from '../trace/tracer-output.ts';
 import { formatLength, unitsPerPixel, type PhysicalSize } from './page.ts';
@@ -313,9 +313,51 @@ export function documentStrokeWidth(width: number, image: VectorImage): number {
   return (width * (image.scaleX + image.scaleY)) / 2;
 }
 
+/**
+ * A blurred element's filter region: its box widened on each side by the least of these shares of
+ * the box that holds the blur's reach (BLUR_REACH deviations along the box's shorter side). A
+ * shape too small for the largest, or whose region would pass the picture's edge, gets the whole
+ * picture. Renderers draw each filtered element on a canvas of its filter region: over the whole
+ * picture, a forest tile's 102 blurred shapes (512 × 336) took resvg 10.7 s to draw, 43 s at
+ * 1024 px, and on their boxes 0.09 s, the same pixels.
+ */
+const BLUR_MARGINS = [0.125, 0.25, 0.5, 1, 2, 4, 8, 16] as const;
+/** A blur's reach in deviations: what lies beyond is under a thousandth of its light. */
+const BLUR_REACH = 4;
+
+/** The filter a group of blurred shapes is drawn with: its deviation (document pixels) and BLUR_MARGINS share, or none for the whole picture. */
+function blurFilterKey(group: readonly TracedShape[], image: VectorImage): string {
+  const deviation = formatNumber(documentStrokeWidth((group[0] as TracedShape).blur as number, image), 2);
+  let x0 = Infinity;
+  let y0 = Infinity;
+  let x1 = -Infinity;
+  let y1 = -Infinity;
+  for (const shape of group) {
+    const box = shapeBox(shape);
+    x0 = Math.min(x0, box.x0);
+    y0 = Math.min(y0, box.y0);
+    x1 = Math.max(x1, box.x1);
+    y1 = Math.max(y1, box.y1);
+  }
+  const width = (x1 - x0) * image.scaleX;
+  const height = (y1 - y0) * image.scaleY;
+  const margin = Math.min(width, height) > 0 ? BLUR_MARGINS.find((share) => share * Math.min(width, height) >= BLUR_REACH * Number(deviation)) : undefined;
+  // A region past the picture's edge would blur there against clear, where the picture's own edge
+  // ends the blur as the whole-picture region does (renderers differ at that edge): kept whole.
+  const inside = margin !== undefined && x0 * image.scaleX - margin * width >= 0 && y0 * image.scaleY - margin * height >= 0 && x1 * image.scaleX + margin * width <= image.width && y1 * image.scaleY + margin * height <= image.height;
+  return `${deviation} ${inside ? margin : 'all'}`;
+}
+
+/** The `<filter>` of a blurFilterKey. */
+function blurFilter(id: string, key: string, width: number, height: number): string {
+  const [deviation, margin] = key.split(' ') as [string, string];
+  const region = margin === 'all' ? `filterUnits="userSpaceOnUse" x="0" y="0" width="${width}" height="${height}"` : `x="-${margin}" y="-${margin}" width="${1 + 2 * Number(margin)}" height="${1 + 2 * Number(margin)}"`;
+  return `\n<filter id="${id}" ${region}><feGaussianBlur stdDeviation="${deviation}"/></filter>`;
+}
+
 /** Writes the fill (and, unless `withoutOpacity`, opacity) attributes of a path or group, after its opening. */
-function writePaint(text: SvgText, shape: TracedShape, gradientIds: Map<GradientPaint, string>, image: VectorImage, blurIds: Map<string, string>, withoutOpacity = false): void {
-  if (shape.blur) writeAscii(text, ` filter="url(#${blurIds.get(formatNumber(documentStrokeWidth(shape.blur, image), 2)) as string})"`);
+function writePaint(text: SvgText, shape: TracedShape, gradientIds: Map<GradientPaint, string>, image: VectorImage, blurId: string | undefined, withoutOpacity = false): void {
+  if (blurId) writeAscii(text, ` filter="url(#${blurId})"`);
   if (shape.stroke && shape.fill.kind === 'flat') {
     // A centerline stroke: an open line of the ink's colour and width, round at its ends and bends as a pen draws it.
     writeAscii(text, ' fill="none" stroke="');
@@ -379,17 +421,20 @@ export function writeSvgDocument(image: VectorImage, decimals: number, layout: S
     // Gradient coordinates get one decimal more than paths: a stop's position shifts colours over a whole shape.
     writeGradient(text, id, fill, image, decimals + 1);
   }
-  // Soft edges: one filter per blur width, over the whole picture (a blur spreads past its shape).
+  // Soft edges: one filter per blur width and margin (a blur spreads past its shape: BLUR_MARGINS).
   const blurIds = new Map<string, string>();
+  const groupBlurIds = new Map<readonly TracedShape[], string>();
   for (const group of groups) {
-    const blur = (group[0] as TracedShape).blur;
-    if (!blur) continue;
-    const deviation = formatNumber(documentStrokeWidth(blur, image), 2);
-    if (blurIds.has(deviation)) continue;
-    if (gradientIds.size === 0 && blurIds.size === 0) writeAscii(text, '\n<defs>');
-    const id = `b${blurIds.size}`;
-    blurIds.set(deviation, id);
-    writeAscii(text, `\n<filter id="${id}" filterUnits="userSpaceOnUse" x="0" y="0" width="${width}" height="${height}"><feGaussianBlur stdDeviation="${deviation}"/></filter>`);
+    if (!(group[0] as TracedShape).blur) continue;
+    const key = blurFilterKey(group, image);
+    let id = blurIds.get(key);
+    if (id === undefined) {
+      if (gradientIds.size === 0 && blurIds.size === 0) writeAscii(text, '\n<defs>');
+      id = `b${blurIds.size}`;
+      blurIds.set(key, id);
+      writeAscii(text, blurFilter(id, key, width, height));
+    }
+    groupBlurIds.set(group, id);
   }
   if (gradientIds.size > 0 || blurIds.size > 0) writeAscii(text, '\n</defs>');
   // Translucent artwork: its shapes, stacked, take the drawing's opacity once, as one group.
@@ -405,14 +450,14 @@ export function writeSvgDocument(image: VectorImage, decimals: number, layout: S
     const first = group[0] as TracedShape;
     if (!grouped) {
       if (!openPath(text, first.paths, options)) continue;
-      writePaint(text, first, gradientIds, image, blurIds);
+      writePaint(text, first, gradientIds, image, groupBlurIds.get(group));
       writeAscii(text, '/>');
       continue;
     }
     const element = text.length;
     writeAscii(text, '\n<g');
     // The group holds the colour; opacity can differ from path to path (a colour's anti-aliased rims).
-    writePaint(text, first, gradientIds, image, blurIds, true);
+    writePaint(text, first, gradientIds, image, groupBlurIds.get(group), true);
     writeByte(text, 62);
     let members = 0;
     for (const shape of group) {

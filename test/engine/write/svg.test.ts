@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { Resvg } from '@resvg/resvg-js';
 import { parseTracerSvg } from '../../../src/engine/trace/tracer-output.ts';
 import { countNodes, countPathNodes, writePathData, writeSvgDocument } from '../../../src/engine/write/svg.ts';
 
@@ -84,23 +85,37 @@ test('writeSvgDocument writes gradient fills as definitions in the original pixe
   assert.match(svg, /<path d="[^"]+" fill="url\(#g1\)"\/>/);
 });
 
-test('writeSvgDocument writes a soft edge as a blur filter in the original pixel space, and keeps blurred shapes apart', () => {
+test('writeSvgDocument writes a soft edge as a blur filter in the original pixel space, over its shape\'s box and the blur\'s reach, and keeps blurred shapes apart', () => {
   const shapes = parseTracerSvg(
-    '<svg><path d="M0 0 L10 0 L10 10 Z" fill="#102030"/><path d="M20 20 L30 20 L30 30 Z" fill="#102030"/><path d="M40 40 L50 40 L50 50 Z" fill="#102030"/></svg>',
+    '<svg><path d="M20 20 L30 20 L30 30 Z" fill="#102030"/><path d="M5 5 L15 5 L15 15 Z" fill="#102030"/><path d="M30 30 L40 30 L40 40 Z" fill="#102030"/><path d="M55 5 L56 5 L56 6 Z" fill="#405060"/><path d="M0 45 L10 45 L10 55 Z" fill="#708090"/></svg>',
   );
-  const [soft, sharp, softer] = shapes;
-  assert.ok(soft && sharp && softer);
+  const [soft, sharp, softer, speck, edge] = shapes;
+  assert.ok(soft && sharp && softer && speck && edge);
   soft.blur = 1.5;
   softer.blur = 3;
+  speck.blur = 10;
+  edge.blur = 1.5;
   const { svg, nodeCount } = writeSvgDocument({ width: 120, height: 120, scaleX: 2, scaleY: 2, shapes }, 1);
   assert.equal(nodeCount, countNodes(svg));
-  // Working pixels × the scale: deviations 3 and 6 in the document's pixels, one filter each, over the whole picture.
-  assert.match(svg, /<filter id="b0" filterUnits="userSpaceOnUse" x="0" y="0" width="120" height="120"><feGaussianBlur stdDeviation="3"\/><\/filter>/);
-  assert.match(svg, /<filter id="b1" filterUnits="userSpaceOnUse" x="0" y="0" width="120" height="120"><feGaussianBlur stdDeviation="6"\/><\/filter>/);
-  // Three elements: the crisp shape is not joined to a blurred one of its colour.
-  assert.equal(svg.match(/<path /g)?.length, 3);
-  assert.equal(svg.match(/filter="url\(#b0\)"/g)?.length, 1);
-  assert.equal(svg.match(/filter="url\(#b1\)"/g)?.length, 1);
+  // Working pixels × the scale: deviations 3 and 6 in the document's pixels. Each filter covers its
+  // shape's box (20 px) and four deviations beyond: a box's width on each side for 12 px, two for 24.
+  assert.match(svg, /<filter id="b0" x="-1" y="-1" width="3" height="3"><feGaussianBlur stdDeviation="3"\/><\/filter>/);
+  assert.match(svg, /<filter id="b1" x="-2" y="-2" width="5" height="5"><feGaussianBlur stdDeviation="6"\/><\/filter>/);
+  // A speck of 2 px under a blur of 20 (sixteen boxes do not hold 80 px), and a shape whose region
+  // would pass the picture's edge: the whole picture.
+  assert.match(svg, /<filter id="b2" filterUnits="userSpaceOnUse" x="0" y="0" width="120" height="120"><feGaussianBlur stdDeviation="20"\/><\/filter>/);
+  assert.match(svg, /<filter id="b3" filterUnits="userSpaceOnUse" x="0" y="0" width="120" height="120"><feGaussianBlur stdDeviation="3"\/><\/filter>/);
+  // Five elements: the crisp shape is not joined to a blurred one of its colour.
+  assert.equal(svg.match(/<path /g)?.length, 5);
+  for (const id of ['b0', 'b1', 'b2', 'b3']) assert.equal(svg.match(new RegExp(`filter="url\\(#${id}\\)"`, 'g'))?.length, 1);
+  // Drawn as the same picture as with every filter over the whole picture, where renderers draw
+  // each blurred element on a canvas of the whole picture.
+  const whole = svg.replace(/<filter id="(b\d)" [^>]*>/g, '<filter id="$1" filterUnits="userSpaceOnUse" x="0" y="0" width="120" height="120">');
+  const boxed = new Resvg(svg).render().pixels;
+  const everywhere = new Resvg(whole).render().pixels;
+  let largest = 0;
+  for (let i = 0; i < boxed.length; i++) largest = Math.max(largest, Math.abs((boxed[i] as number) - (everywhere[i] as number)));
+  assert.ok(largest <= 1, `largest difference ${largest} of 255`);
 });
 
 test('writePathData writes a quadratic raised to a cubic as a quadratic, and a true cubic as a cubic', () => {
