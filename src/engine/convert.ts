@@ -326,8 +326,8 @@ export async function statisticsOf(decoded: DecodedImage): Promise<ImageStats> {
 function withPixelEvidenceOf(reduced: ImageStats, decoded: DecodedImage): ImageStats {
   const whole = decoded.width === decoded.originalWidth || decoded.enlargement !== undefined;
   if (!whole || decoded.width * decoded.height > RULES.pixelArt.maxPixels) return reduced;
-  const cutOut = reduced.transparentShare >= RULES.pixelArt.minSheetTransparency;
-  if (!cutOut && !hasFewColours(pixelWords(decoded.rgba), RULES.pixelArt.maxColours)) return reduced;
+  const onTransparency = reduced.transparentShare >= RULES.pixelArt.minSheetTransparency;
+  if (!onTransparency && !hasFewColours(pixelWords(decoded.rgba), RULES.pixelArt.maxColours)) return reduced;
   return withOwnPixelEvidence(reduced, measureImage(decoded.rgba, decoded.width, decoded.height, { ink: false }));
 }
 
@@ -572,7 +572,7 @@ async function traceWorking(
     shapes = parseTracerSvg(tracerSvg, STRAIGHT_TOLERANCE);
     // The tracer stacks the translucent pixels' shapes as it stacks any: cut apart, no pixel shows
     // through another and compounds its opacity.
-    if (translucentSvg && prepared.translucent) shapes = [...paintTranslucentPixels(cutOut(parseTracerSvg(translucentSvg, STRAIGHT_TOLERANCE), BAND_CUT_TOLERANCE, BAND_CUT_GRID), prepared.translucent), ...shapes];
+    if (translucentSvg && prepared.translucent) shapes = [...paintTranslucentPixels(cutOut(parseTracerSvg(translucentSvg, STRAIGHT_TOLERANCE), CUT_TOLERANCE, CUT_GRID), prepared.translucent), ...shapes];
   } catch (error) {
     throw new EngineError('engine_failed', `the tracer wrote unreadable SVG: ${error instanceof Error ? error.message : String(error)}`);
   }
@@ -614,7 +614,7 @@ async function traceAlphaBands(working: RgbaImage, kind: ImageKind, params: Trac
     // The tracer's budget may reduce a busier band more: every band is drawn on the first one's grid.
     const sx = first.width / traced.width;
     const sy = first.height / traced.height;
-    for (const shape of cutOut(traced.shapes, BAND_CUT_TOLERANCE, BAND_CUT_GRID)) {
+    for (const shape of cutOut(traced.shapes, CUT_TOLERANCE, CUT_GRID)) {
       const onGrid = sx === 1 && sy === 1 ? shape : scaledShape(shape, sx, sy);
       shapes.push({ ...onGrid, opacity: shape.opacity * band.opacity });
     }
@@ -622,9 +622,9 @@ async function traceAlphaBands(working: RgbaImage, kind: ImageKind, params: Trac
   if (!first) throw new EngineError('engine_failed', 'the image has no visible pixels to trace');
   return { shapes, width: first.width, height: first.height, curveMode: first.curveMode };
 }
-/** Bands are cut on a grid of a tenth of a traced pixel, curves flattened within 0.3 of one. */
-const BAND_CUT_GRID = { unitsX: 10, unitsY: 10 };
-const BAND_CUT_TOLERANCE = 0.3;
+/** Traced shapes (alpha bands, pixel art's translucent pixels) are cut on a grid of a tenth of a traced pixel, curves flattened within 0.3 of one. */
+const CUT_GRID = { unitsX: 10, unitsY: 10 };
+const CUT_TOLERANCE = 0.3;
 
 /** The artwork path's segmentation grid: a logo trace as another kind's second opinion keeps the coarser one (trace/artwork.ts). */
 function segmentPixelsFor(image: AnalysedImage, kind: ImageKind): number | undefined {

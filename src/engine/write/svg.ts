@@ -325,8 +325,14 @@ const BLUR_MARGINS = [0.125, 0.25, 0.5, 1, 2, 4, 8, 16] as const;
 /** A blur's reach in deviations: what lies beyond is under a thousandth of its light. */
 const BLUR_REACH = 4;
 
-/** The filter a group of blurred shapes is drawn with: its deviation (document pixels) and BLUR_MARGINS share, or none for the whole picture. */
-function blurFilterKey(group: readonly TracedShape[], image: VectorImage): string {
+/** A blur filter: its deviation (document pixels, as written) and its region's BLUR_MARGINS share, none for the whole picture. */
+interface BlurFilter {
+  deviation: string;
+  margin: number | undefined;
+}
+
+/** The filter a group of blurred shapes is drawn with. */
+function blurFilterOf(group: readonly TracedShape[], image: VectorImage): BlurFilter {
   const deviation = formatNumber(documentStrokeWidth((group[0] as TracedShape).blur as number, image), 2);
   let x0 = Infinity;
   let y0 = Infinity;
@@ -345,13 +351,12 @@ function blurFilterKey(group: readonly TracedShape[], image: VectorImage): strin
   // A region past the picture's edge would blur there against clear, where the picture's own edge
   // ends the blur as the whole-picture region does (renderers differ at that edge): kept whole.
   const inside = margin !== undefined && x0 * image.scaleX - margin * width >= 0 && y0 * image.scaleY - margin * height >= 0 && x1 * image.scaleX + margin * width <= image.width && y1 * image.scaleY + margin * height <= image.height;
-  return `${deviation} ${inside ? margin : 'all'}`;
+  return { deviation, margin: inside ? margin : undefined };
 }
 
-/** The `<filter>` of a blurFilterKey. */
-function blurFilter(id: string, key: string, width: number, height: number): string {
-  const [deviation, margin] = key.split(' ') as [string, string];
-  const region = margin === 'all' ? `filterUnits="userSpaceOnUse" x="0" y="0" width="${width}" height="${height}"` : `x="-${margin}" y="-${margin}" width="${1 + 2 * Number(margin)}" height="${1 + 2 * Number(margin)}"`;
+/** The `<filter>` element of a BlurFilter. */
+function blurFilterElement(id: string, { deviation, margin }: BlurFilter, width: number, height: number): string {
+  const region = margin === undefined ? `filterUnits="userSpaceOnUse" x="0" y="0" width="${width}" height="${height}"` : `x="-${margin}" y="-${margin}" width="${1 + 2 * margin}" height="${1 + 2 * margin}"`;
   return `\n<filter id="${id}" ${region}><feGaussianBlur stdDeviation="${deviation}"/></filter>`;
 }
 
@@ -426,13 +431,14 @@ export function writeSvgDocument(image: VectorImage, decimals: number, layout: S
   const groupBlurIds = new Map<readonly TracedShape[], string>();
   for (const group of groups) {
     if (!(group[0] as TracedShape).blur) continue;
-    const key = blurFilterKey(group, image);
+    const filter = blurFilterOf(group, image);
+    const key = `${filter.deviation} ${filter.margin ?? 'whole'}`;
     let id = blurIds.get(key);
     if (id === undefined) {
       if (gradientIds.size === 0 && blurIds.size === 0) writeAscii(text, '\n<defs>');
       id = `b${blurIds.size}`;
       blurIds.set(key, id);
-      writeAscii(text, blurFilter(id, key, width, height));
+      writeAscii(text, blurFilterElement(id, filter, width, height));
     }
     groupBlurIds.set(group, id);
   }
