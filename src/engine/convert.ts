@@ -181,9 +181,15 @@ export async function convertImage(request: TraceRequest, options: ConvertOption
   // A result that has lost much of the picture, traced below the image's own size: its kind finer first.
   const finer = otherWays ? finerPlan(best.plan, best.check.fidelity, image.first.originalWidth * image.first.originalHeight) : undefined;
   const triedAlready = (plan: TracePlan) => attempts.some((a) => a.plan.kind === plan.kind && a.plan.workingPixels === plan.workingPixels && a.plan.path === plan.path);
-  // Artwork whose regions score low: traced from its palette, which keeps detail finer than its regions.
-  const palette = otherWays ? palettePlan(best.plan, best.check.fidelity, best.tracedRegions, image.first) : undefined;
-  if (palette && !triedAlready(palette) && fitsInTime(palette)) await retrace(palette, PALETTE_MARGIN);
+  // Artwork whose regions score low, or lose the detail of its own scale: traced from its palette,
+  // which keeps detail finer than its regions. Kept for lost detail only if it draws that detail better.
+  const detail = otherWays && best.plan.kind === 'logo' && best.tracedRegions ? detailReference(largestDecode(image), CHECK_PIXELS) : undefined;
+  const regionsDetail = detail ? detailFidelity(best.svg, detail) : undefined;
+  const palette = otherWays ? palettePlan(best.plan, best.check.fidelity, best.tracedRegions, image.first, regionsDetail) : undefined;
+  if (palette && !triedAlready(palette) && fitsInTime(palette)) {
+    if (palette.reason === 'detail' && detail && regionsDetail !== undefined) await retrace(palette, RETRACE_MARGIN, (candidate) => detailFidelity(candidate.svg, detail) > regionsDetail);
+    else await retrace(palette, PALETTE_MARGIN);
+  }
   if (finer && !triedAlready(finer) && fitsInTime(finer)) await retrace(finer);
   // Ink scoring that low may have lost the picture's tones: the photograph's path, if it keeps the
   // detail too and wins clearly (a low score alone is no evidence against ink).

@@ -27,9 +27,10 @@ export interface TracePlan {
    * trace with its soft edges flat, checked beside it (convert.ts). `low-score`: the same kind on
    * a finer grid, or ink's picture traced in tones, for a result scoring under PLAIN_BELOW
    * (finerPlan, tonePlan). `palette`: artwork traced from its palette, its regions' trace
-   * scoring under PALETTE_BELOW (palettePlan).
+   * scoring under PALETTE_BELOW (palettePlan); `detail`: the same, its most detailed crop at the
+   * image's own scale scoring DETAIL_GAP under the whole.
    */
-  reason?: Signature | 'doubt' | 'plain' | 'soft-edges' | 'low-score' | 'palette';
+  reason?: Signature | 'doubt' | 'plain' | 'soft-edges' | 'low-score' | 'palette' | 'detail';
   /** Expected time against the first attempt's, to judge whether it fits the time left. */
   costFactor?: number;
 }
@@ -195,11 +196,28 @@ const PALETTE_ABOVE_SIDE = 128;
  * its palette; a halved map 1.8 s and 0.5 s).
  */
 const PALETTE_COST = 1.5;
-/** Artwork traced by its regions and scoring under PALETTE_BELOW: the same kind traced from its palette. */
-export function palettePlan(first: TracePlan, fidelity: number, tracedRegions: boolean, decoded: DecodedImage): TracePlan | undefined {
-  if (first.kind !== 'logo' || !tracedRegions || fidelity >= PALETTE_BELOW) return undefined;
+/**
+ * Large artwork is segmented on a grid coarser than its pixels (trace/artwork.ts, SEGMENT_PIXELS),
+ * where lines a pixel wide blend into their ground and are merged away; the whole-picture check,
+ * at CHECK_PIXELS, cannot see them either. Its most detailed crop at the image's own scale
+ * (check/detail.ts) then scores far under the whole. Region traces of the corpus and the tune part
+ * that have such a crop: at most 0.06 under (the city at sunset). Unseen: a genealogy chart of
+ * 4 MP, its boxes' frames and connecting lines gone into grey smears, 0.29 under (from its palette
+ * 0.936 whole and 0.798 in detail, against 0.906 and 0.617); a game map of 2 MP, 0.25 under.
+ */
+export const DETAIL_GAP = 0.15;
+/**
+ * Artwork traced by its regions and scoring under PALETTE_BELOW, or whose most detailed crop
+ * (`detailFidelity`, when measured) scores DETAIL_GAP under the whole (reason `detail`): the same
+ * kind traced from its palette.
+ */
+export function palettePlan(first: TracePlan, fidelity: number, tracedRegions: boolean, decoded: DecodedImage, detailFidelity?: number): TracePlan | undefined {
+  if (first.kind !== 'logo' || !tracedRegions) return undefined;
   if (Math.max(decoded.originalWidth, decoded.originalHeight) <= PALETTE_ABOVE_SIDE) return undefined;
-  return { kind: 'logo', path: 'palette', reason: 'palette', costFactor: PALETTE_COST, ...(first.curveMode ? { curveMode: first.curveMode } : {}) };
+  const lowScore = fidelity < PALETTE_BELOW;
+  const lostDetail = detailFidelity !== undefined && detailFidelity < fidelity - DETAIL_GAP;
+  if (!lowScore && !lostDetail) return undefined;
+  return { kind: 'logo', path: 'palette', reason: lowScore ? 'palette' : 'detail', costFactor: PALETTE_COST, ...(first.curveMode ? { curveMode: first.curveMode } : {}) };
 }
 
 /** The first plan's kind on a grid FINER times larger, at most the image's own size; none when it was traced at that size. */

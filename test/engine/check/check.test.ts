@@ -8,7 +8,7 @@ import { compareImages } from '../../../src/engine/check/compare.ts';
 import { renderSvg } from '../../../src/engine/check/render.ts';
 import { CHECK_PIXELS, convertImage } from '../../../src/engine/convert.ts';
 import { fitToPixels } from '../../../src/engine/analyse/prepare.ts';
-import { finerPlan, otherKindPlan, PALETTE_BELOW, palettePlan, PLAIN_BELOW, plainPlan, retraceFitsInTime, TONE_MARGIN, tonePlan } from '../../../src/engine/check/retrace.ts';
+import { DETAIL_GAP, finerPlan, otherKindPlan, PALETTE_BELOW, palettePlan, PLAIN_BELOW, plainPlan, retraceFitsInTime, TONE_MARGIN, tonePlan } from '../../../src/engine/check/retrace.ts';
 import type { DecodedImage } from '../../../src/engine/analyse/decode.ts';
 import { DEFAULT_PARAMS } from '../../../src/engine/params.ts';
 import { corpusImage as corpusFile } from '../corpus.ts';
@@ -312,4 +312,59 @@ test('artwork whose regions score low is traced from its palette, kept only when
   assert.equal(palette.kind, 'logo', 'the kind is kept');
   assert.equal(result.fidelity, palette.fidelity, 'the palette trace is kept');
   assert.ok(result.fidelity > first.fidelity + 0.1, `${result.fidelity} against ${first.fidelity}`);
+});
+
+/**
+ * A chart of boxes on a soft gradient, their frames and connecting lines a pixel wide (a family
+ * tree printed on a poster): 2400 × 1800, so its regions are segmented on a grid three times
+ * coarser than its pixels, where those lines blend into their ground.
+ */
+async function lineChart(): Promise<{ png: Buffer; rgba: Buffer }> {
+  let boxes = '';
+  for (let y = 40; y + 300 < 1800; y += 500) {
+    for (let x = 30; x + 400 < 2400; x += 600) {
+      const frame = ((x + y) / 20) % 3 < 1 ? '#2a3f9f' : '#8b1a1a';
+      boxes += `<rect x="${x + 0.5}" y="${y + 0.5}" width="400" height="300" rx="5" fill="url(#f)" stroke="${frame}"/>`;
+      boxes += `<rect x="${x + 6}" y="${y + 8}" width="388" height="10" fill="${frame}"/>`;
+      boxes += `<path d="M${x + 200.5} ${y + 300.5}V${y + 500.5}M${x + 0.5} ${y + 479.5}h600" stroke="#222" fill="none"/>`;
+    }
+  }
+  const svg =
+    '<svg xmlns="http://www.w3.org/2000/svg" width="2400" height="1800"><defs>' +
+    '<linearGradient id="g" x2="1" y2="1"><stop stop-color="#d6f0d6"/><stop offset="1" stop-color="#f4fff4"/></linearGradient>' +
+    '<linearGradient id="f" x2="0" y2="1"><stop stop-color="#fff8f0"/><stop offset="1" stop-color="#f6e6d6"/></linearGradient>' +
+    `</defs><rect width="2400" height="1800" fill="url(#g)"/>${boxes}</svg>`;
+  const { rgba } = await renderFixture(svg);
+  return { png: await sharp(rgba, { raw: { width: 2400, height: 1800, channels: 4 } }).png().toBuffer(), rgba };
+}
+
+test('artwork whose regions lose the detail of its own scale is traced from its palette, kept when it draws that detail better', async () => {
+  const regions = { kind: 'logo' } as const;
+  const chart = { originalWidth: 2400, originalHeight: 1800 } as DecodedImage;
+  assert.deepEqual(palettePlan(regions, 0.9, true, chart, 0.9 - DETAIL_GAP - 0.01), { kind: 'logo', path: 'palette', reason: 'detail', costFactor: 1.5 });
+  assert.equal(palettePlan(regions, 0.9, true, chart, 0.9 - DETAIL_GAP + 0.01), undefined, 'detail near the whole stands');
+  assert.equal(palettePlan(regions, 0.9, true, chart), undefined, 'no detail measured (the check sees every pixel)');
+  assert.equal(palettePlan(regions, 0.9, false, chart, 0.5), undefined, 'traced from its palette already');
+  assert.equal(palettePlan(regions, PALETTE_BELOW - 0.01, true, chart, 0.5)?.reason, 'palette', 'a low score keeps its own reason and margin');
+  const { png, rgba: source } = await lineChart();
+  const result = await convertImage({ image: png, params: DEFAULT_PARAMS }, { ...LIMITS, untimed: true });
+  const detail = result.check.attempts.find((a) => a.reason === 'detail');
+  assert.ok(detail, result.check.attempts.map((a) => `${a.kind} ${a.reason} ${a.fidelity}`).join(', '));
+  assert.equal(detail.kind, 'logo');
+  assert.equal(result.fidelity, detail.fidelity, 'the palette trace is kept');
+  // The frames are drawn: along a box's left frame, the result is darker than the fill beside it by
+  // at least a third of the source's contrast (the regions' trace: an eighth; this trace: about half,
+  // the frame a pixel wide traced at two working pixels for three of the image's).
+  const rendered = renderSvg(result.svg, 2400, 1800);
+  const luma = (rgba: Uint8Array, x: number, y: number) => {
+    const at = (y * 2400 + x) * 4;
+    return 0.299 * (rgba[at] as number) + 0.587 * (rgba[at + 1] as number) + 0.114 * (rgba[at + 2] as number);
+  };
+  let sourceDrop = 0;
+  let resultDrop = 0;
+  for (let y = 1100; y < 1300; y++) {
+    sourceDrop += luma(source, 634, y) - luma(source, 630, y);
+    resultDrop += luma(rendered, 634, y) - luma(rendered, 630, y);
+  }
+  assert.ok(resultDrop > sourceDrop / 3, `frame contrast ${resultDrop / 200} against the source's ${sourceDrop / 200}`);
 });
