@@ -341,7 +341,7 @@ async function lineChart(): Promise<{ png: Buffer; rgba: Buffer }> {
 test('artwork whose regions lose the detail of its own scale is traced from its palette, kept when it draws that detail better', async () => {
   const regions = { kind: 'logo' } as const;
   const chart = { originalWidth: 2400, originalHeight: 1800 } as DecodedImage;
-  assert.deepEqual(palettePlan(regions, 0.9, true, chart, 0.9 - DETAIL_GAP - 0.01), { kind: 'logo', path: 'palette', reason: 'detail', costFactor: 1.5 });
+  assert.deepEqual(palettePlan(regions, 0.9, true, chart, 0.9 - DETAIL_GAP - 0.01), { kind: 'logo', path: 'palette', reason: 'detail', costFactor: 1 });
   assert.equal(palettePlan(regions, 0.9, true, chart, 0.9 - DETAIL_GAP + 0.01), undefined, 'detail near the whole stands');
   assert.equal(palettePlan(regions, 0.9, true, chart), undefined, 'no detail measured (the check sees every pixel)');
   assert.equal(palettePlan(regions, 0.9, false, chart, 0.5), undefined, 'traced from its palette already');
