@@ -24,8 +24,8 @@ import { flatTranslucency, paintTranslucentPixels, restoreOpacity } from './pain
 import { shadeLargeShapes } from './paint/shading.ts';
 import { binariseAlpha, buildTracerConfig, decimalPlaces, plainTracerConfig, resolveCurveMode, runTracer, type ResolvedCurveMode } from './trace/vtracer.ts';
 import { checkSvg, type CheckReference, type CheckReport } from './check/check.ts';
-import { finerPlan, LOGO_COST, otherKindPlan, palettePlan, plainPlan, RETRACE_START_BEFORE_MS, retraceFitsInTime, retracePlans, TONE_MARGIN, tonePlan, type TracePlan } from './check/retrace.ts';
-import { detailFidelity, detailReference } from './check/detail.ts';
+import { DETAIL_PALETTE_COST, finerPlan, LOGO_COST, otherKindPlan, palettePlan, plainPlan, RETRACE_START_BEFORE_MS, retraceFitsInTime, retracePlans, TONE_MARGIN, tonePlan, type TracePlan } from './check/retrace.ts';
+import { detailFidelity, detailReference, type DetailReference } from './check/detail.ts';
 import { EngineError, type TraceRequest, type TraceResult } from './types.ts';
 import { spotColourRequest, type SpotColourRequest } from './paint/spot-colours.ts';
 import { spotColourRegions, traceSpotColours } from './trace/spot-colours.ts';
@@ -183,11 +183,18 @@ export async function convertImage(request: TraceRequest, options: ConvertOption
   const triedAlready = (plan: TracePlan) => attempts.some((a) => a.plan.kind === plan.kind && a.plan.workingPixels === plan.workingPixels && a.plan.path === plan.path);
   // Artwork whose regions score low, or lose the detail of its own scale: traced from its palette,
   // which keeps detail finer than its regions. Kept for lost detail only if it draws that detail better.
-  const detail = otherWays && best.plan.kind === 'logo' && best.tracedRegions ? detailReference(largestDecode(image), CHECK_PIXELS) : undefined;
-  const regionsDetail = detail ? detailFidelity(best.svg, detail) : undefined;
-  const palette = otherWays ? palettePlan(best.plan, best.check.fidelity, best.tracedRegions, image.first, regionsDetail) : undefined;
+  // The crop is measured only where its retrace could still start.
+  let regionsDetail: { reference: DetailReference; fidelity: number } | undefined;
+  const measureDetail = (): number | undefined => {
+    if (!fitsInTime({ kind: 'logo', costFactor: DETAIL_PALETTE_COST })) return undefined;
+    const reference = detailReference(largestDecode(image), CHECK_PIXELS);
+    regionsDetail = reference ? { reference, fidelity: detailFidelity(best.svg, reference) } : undefined;
+    return regionsDetail?.fidelity;
+  };
+  const palette = otherWays ? palettePlan(best.plan, best.check.fidelity, best.tracedRegions, image.first, measureDetail) : undefined;
   if (palette && !triedAlready(palette) && fitsInTime(palette)) {
-    if (palette.reason === 'detail' && detail && regionsDetail !== undefined) await retrace(palette, RETRACE_MARGIN, (candidate) => detailFidelity(candidate.svg, detail) > regionsDetail);
+    const lost = palette.reason === 'detail' ? regionsDetail : undefined;
+    if (lost) await retrace(palette, RETRACE_MARGIN, (candidate) => detailFidelity(candidate.svg, lost.reference) > lost.fidelity);
     else await retrace(palette, PALETTE_MARGIN);
   }
   if (finer && !triedAlready(finer) && fitsInTime(finer)) await retrace(finer);

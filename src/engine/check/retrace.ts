@@ -211,19 +211,21 @@ export const DETAIL_GAP = 0.15;
  * flat ground, which the palette traces fast (the chart: 2.0 s against 2.9 s; the game map 1.4 s
  * against 2.2 s). At PALETTE_COST the chart's retrace did not fit in time on a slow run.
  */
-const DETAIL_PALETTE_COST = 1;
+export const DETAIL_PALETTE_COST = 1;
 /**
  * Artwork traced by its regions and scoring under PALETTE_BELOW, or whose most detailed crop
- * (`detailFidelity`, when measured) scores DETAIL_GAP under the whole (reason `detail`): the same
- * kind traced from its palette.
+ * scores DETAIL_GAP under the whole (reason `detail`): the same kind traced from its palette.
+ * `detailFidelity` measures the crop (undefined: not measured); it is asked only when the score
+ * alone does not already call for the palette.
  */
-export function palettePlan(first: TracePlan, fidelity: number, tracedRegions: boolean, decoded: DecodedImage, detailFidelity?: number): TracePlan | undefined {
+export function palettePlan(first: TracePlan, fidelity: number, tracedRegions: boolean, decoded: DecodedImage, detailFidelity?: () => number | undefined): TracePlan | undefined {
   if (first.kind !== 'logo' || !tracedRegions) return undefined;
   if (Math.max(decoded.originalWidth, decoded.originalHeight) <= PALETTE_ABOVE_SIDE) return undefined;
-  const lowScore = fidelity < PALETTE_BELOW;
-  const lostDetail = detailFidelity !== undefined && detailFidelity < fidelity - DETAIL_GAP;
-  if (!lowScore && !lostDetail) return undefined;
-  return { kind: 'logo', path: 'palette', reason: lowScore ? 'palette' : 'detail', costFactor: lowScore ? PALETTE_COST : DETAIL_PALETTE_COST, ...(first.curveMode ? { curveMode: first.curveMode } : {}) };
+  const curveMode = first.curveMode ? { curveMode: first.curveMode } : {};
+  if (fidelity < PALETTE_BELOW) return { kind: 'logo', path: 'palette', reason: 'palette', costFactor: PALETTE_COST, ...curveMode };
+  const detail = detailFidelity?.();
+  if (detail === undefined || detail >= fidelity - DETAIL_GAP) return undefined;
+  return { kind: 'logo', path: 'palette', reason: 'detail', costFactor: DETAIL_PALETTE_COST, ...curveMode };
 }
 
 /** The first plan's kind on a grid FINER times larger, at most the image's own size; none when it was traced at that size. */

@@ -9,7 +9,7 @@
 // colour of the shape around it. Strokes (centerline) are lines to draw and are left alone.
 
 import { Clipper, EndType, FillRule, JoinType, PointInPolygonResult, type Path64, type Paths64 } from 'clipper2-ts';
-import { PathCommand, shapeBox, type Box, type PathGeometry, type TracedShape, type VectorImage } from '../geometry.ts';
+import { distanceToSegment, PathCommand, shapeBox, type Box, type PathGeometry, type TracedShape, type VectorImage } from '../geometry.ts';
 import { toGeometry, type Grid } from './cutouts.ts';
 import { flattenGeometry } from './flatten.ts';
 
@@ -97,7 +97,7 @@ function holdsDiscAtCentre(paths: Paths64, radius: number): boolean {
       largest = path;
     }
   }
-  if (!largest || largest.length < 3) return false;
+  if (!largest) return false;
   const box = ringBox(largest);
   if (box.x1 - box.x0 < 2 * radius || box.y1 - box.y0 < 2 * radius) return false;
   let cx = 0;
@@ -113,8 +113,7 @@ function holdsDiscAtCentre(paths: Paths64, radius: number): boolean {
   }
   const candidates: [number, number][] = [[(box.x0 + box.x1) / 2, (box.y0 + box.y1) / 2]];
   if (twiceArea !== 0) candidates.unshift([cx / (3 * twiceArea), cy / (3 * twiceArea)]);
-  const clearance = (radius + DISC_MARGIN) ** 2;
-  return candidates.some(([x, y]) => windingAt(paths, x, y) !== 0 && nearestEdgeSquared(paths, x, y, clearance) >= clearance);
+  return candidates.some(([x, y]) => windingAt(paths, x, y) !== 0 && clearOfEdges(paths, x, y, radius + DISC_MARGIN));
 }
 
 /** The winding number of paths around (x, y). */
@@ -133,24 +132,16 @@ function windingAt(paths: Paths64, x: number, y: number): number {
   return winding;
 }
 
-/** The squared distance from (x, y) to the nearest edge of paths; stops early once under `enough`. */
-function nearestEdgeSquared(paths: Paths64, x: number, y: number, enough: number): number {
-  let nearest = Infinity;
+/** Whether every edge of paths lies at least `clearance` from (x, y); stops at the first nearer one. */
+function clearOfEdges(paths: Paths64, x: number, y: number, clearance: number): boolean {
   for (const path of paths) {
     for (let i = 0, j = path.length - 1; i < path.length; j = i++) {
       const a = path[j] as { x: number; y: number };
       const b = path[i] as { x: number; y: number };
-      const dx = b.x - a.x;
-      const dy = b.y - a.y;
-      const length = dx * dx + dy * dy;
-      const t = length === 0 ? 0 : Math.max(0, Math.min(1, ((x - a.x) * dx + (y - a.y) * dy) / length));
-      const ex = a.x + t * dx - x;
-      const ey = a.y + t * dy - y;
-      nearest = Math.min(nearest, ex * ex + ey * ey);
-      if (nearest < enough) return nearest;
+      if (distanceToSegment(x, y, a.x, a.y, b.x, b.y) < clearance) return false;
     }
   }
-  return nearest;
+  return true;
 }
 
 function ringBox(ring: Path64): Box {

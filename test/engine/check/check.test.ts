@@ -341,11 +341,11 @@ async function lineChart(): Promise<{ png: Buffer; rgba: Buffer }> {
 test('artwork whose regions lose the detail of its own scale is traced from its palette, kept when it draws that detail better', async () => {
   const regions = { kind: 'logo' } as const;
   const chart = { originalWidth: 2400, originalHeight: 1800 } as DecodedImage;
-  assert.deepEqual(palettePlan(regions, 0.9, true, chart, 0.9 - DETAIL_GAP - 0.01), { kind: 'logo', path: 'palette', reason: 'detail', costFactor: 1 });
-  assert.equal(palettePlan(regions, 0.9, true, chart, 0.9 - DETAIL_GAP + 0.01), undefined, 'detail near the whole stands');
+  assert.deepEqual(palettePlan(regions, 0.9, true, chart, () => 0.9 - DETAIL_GAP - 0.01), { kind: 'logo', path: 'palette', reason: 'detail', costFactor: 1 });
+  assert.equal(palettePlan(regions, 0.9, true, chart, () => 0.9 - DETAIL_GAP + 0.01), undefined, 'detail near the whole stands');
   assert.equal(palettePlan(regions, 0.9, true, chart), undefined, 'no detail measured (the check sees every pixel)');
-  assert.equal(palettePlan(regions, 0.9, false, chart, 0.5), undefined, 'traced from its palette already');
-  assert.equal(palettePlan(regions, PALETTE_BELOW - 0.01, true, chart, 0.5)?.reason, 'palette', 'a low score keeps its own reason and margin');
+  assert.equal(palettePlan(regions, 0.9, false, chart, () => 0.5), undefined, 'traced from its palette already');
+  assert.equal(palettePlan(regions, PALETTE_BELOW - 0.01, true, chart, () => 0.5)?.reason, 'palette', 'a low score keeps its own reason and margin');
   const { png, rgba: source } = await lineChart();
   const result = await convertImage({ image: png, params: DEFAULT_PARAMS }, { ...LIMITS, untimed: true });
   const detail = result.check.attempts.find((a) => a.reason === 'detail');
