@@ -11,6 +11,7 @@ import { enhanceInput, fitToPixels, DECODE_PIXELS, prepareWithinBudget, resizeTo
 import type { CurveMode, TraceParams } from './params.ts';
 import { SECOND_OPINION_SEGMENT_PIXELS, traceArtwork, type ArtworkTrace } from './trace/artwork.ts';
 import { flat, scaledShape, type Rgb, type TracedShape, type VectorImage, withoutDegenerateSubpaths, withStraightLines } from './geometry.ts';
+import { paintInkPieces } from './paint/ink-colours.ts';
 import { fitInkOutlines, fitsInkOutlines, paintLineArt, paperIslandsOf, spotColourLineArt, traceInkAgain } from './trace/line-art.ts';
 import { parseTracerSvg } from './trace/tracer-output.ts';
 import { roundPolygons } from './trace/rounded.ts';
@@ -589,6 +590,10 @@ async function traceWorking(
   } catch (error) {
     throw new EngineError('engine_failed', `the tracer wrote unreadable SVG: ${error instanceof Error ? error.message : String(error)}`);
   }
+  // Ink in several colours: each shape takes its piece's ink, read on the tracer's pixel corners
+  // before the outlines are fitted (a spot-colour request paints one ink, in its palette).
+  const inkPieces = kind === 'sketch' && !inColour && !spot ? prepared.inkPieces : undefined;
+  if (inkPieces) paintInkPieces(shapes, inkPieces);
   if (ownInkFit) fitInkOutlines(shapes, params);
   // A photo traced coarser than its output gets round outlines in place of the tracer's mosaic (trace/rounded.ts).
   const rounded = roundsPolygons(params.curveMode, kind, workingScale);
@@ -598,7 +603,7 @@ async function traceWorking(
   if (kind === 'sketch') {
     const islands = inColour ? paperIslandsOf(shapes) : undefined;
     if (islands && !prepared.background) shapes = shapes.filter((shape) => !islands.has(shape));
-    shapes = await paintLineArt(shapes, prepared, sketchUpscale, config, STRAIGHT_TOLERANCE);
+    shapes = await paintLineArt(shapes, inkPieces ? { ...prepared, ink: undefined } : prepared, sketchUpscale, config, STRAIGHT_TOLERANCE);
     if (islands && prepared.background) for (const shape of islands) shape.fill = flat(prepared.background);
   }
   if (kind !== 'sketch' && !prepared.translucent && stats.partialAlphaShare > 0.005) {

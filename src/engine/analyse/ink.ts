@@ -23,6 +23,19 @@ function lumaAt(rgba: Buffer, p: number): number {
 }
 
 /**
+ * What ink is found by: luma, or for ink in colours its darkest channel. Ink absorbs light in some
+ * channel and paper in none, so a red or green word is as far from white paper in its darkest
+ * channel as black text is, where its luma lies near the threshold and the word came out thin and
+ * broken. Luma stays the measure for ink in one colour: grey and black ink read the same either way.
+ */
+export type InkTone = 'luma' | 'darkestChannel';
+
+function darkestChannelAt(rgba: Buffer, p: number): number {
+  const i = p * 4;
+  return Math.min(rgba[i] as number, rgba[i + 1] as number, rgba[i + 2] as number);
+}
+
+/**
  * The paper is estimated on a grid of this many cells along the long side: each cell takes a
  * high percentile of its pixels (the paper, not the ink on it, and not the brightest speck).
  */
@@ -121,7 +134,8 @@ export interface PaperGrid {
  * The paper's luma on a coarse grid (a high percentile per cell, then a closing), interpolated
  * bilinearly under every pixel, kept at least PAPER_FLOOR of the main level, and divided out.
  */
-export function normaliseToPaper(rgba: Buffer, width: number, height: number): NormalisedLuma {
+export function normaliseToPaper(rgba: Buffer, width: number, height: number, tone: InkTone = 'luma'): NormalisedLuma {
+  const toneAt = tone === 'luma' ? lumaAt : darkestChannelAt;
   const cellSize = Math.max(1, Math.ceil(Math.max(width, height) / PAPER_GRID_CELLS));
   const columns = Math.ceil(width / cellSize);
   const rows = Math.ceil(height / cellSize);
@@ -137,7 +151,7 @@ export function normaliseToPaper(rgba: Buffer, width: number, height: number): N
       for (let y = y0; y < y1; y++) {
         for (let p = y * width + x0, end = y * width + x1; p < end; p++) {
           if (!isOpaque(rgba, p)) continue;
-          const bin = (lumaAt(rgba, p) + 0.5) | 0;
+          const bin = (toneAt(rgba, p) + 0.5) | 0;
           cellHistogram[bin] = (cellHistogram[bin] as number) + 1;
           count++;
         }
@@ -177,7 +191,7 @@ export function normaliseToPaper(rgba: Buffer, width: number, height: number): N
       }
       const fx = xs.fraction[x] as number;
       const factor = (row[xs.low[x] as number] as number) * (1 - fx) + (row[xs.high[x] as number] as number) * fx;
-      const value = Math.min(255, (lumaAt(rgba, p) * factor + 0.5) | 0);
+      const value = Math.min(255, (toneAt(rgba, p) * factor + 0.5) | 0);
       normalised[p] = value;
       histogram[value] = (histogram[value] as number) + 1;
     }
@@ -332,8 +346,8 @@ function secondPaperMask(grid: PaperGrid, split: { threshold: number; secondIsDa
   return { mask, width, height };
 }
 
-export function separateInk(rgba: Buffer, width: number, height: number): InkSeparation {
-  const { normalised, histogram, paperLevel: mainPaperLuma, paper: grid } = normaliseToPaper(rgba, width, height);
+export function separateInk(rgba: Buffer, width: number, height: number, tone: InkTone = 'luma'): InkSeparation {
+  const { normalised, histogram, paperLevel: mainPaperLuma, paper: grid } = normaliseToPaper(rgba, width, height, tone);
   const threshold = otsuOfHistogram(histogram);
   let inkCount = 0;
   let paperCount = 0;
@@ -665,4 +679,29 @@ export function measureInk(rgba: Buffer, width: number, height: number): InkStat
     saturatedOffLineShare: saturatedOffLine / Math.max(1, counted),
     continuousToneShare: continuous / Math.max(1, counted),
   };
+}
+
+/**
+ * A pixel of coloured ink: at least `minDepth` below the paper in its darkest channel, and of a
+ * clear colour (its channels at least `minChroma` apart). Paper's grain, stains and a tinted sheet
+ * stay within the first; black and grey ink, and a scan's colour noise along it, within the second.
+ */
+const COLOURED_INK = { minDepth: 100, minChroma: 80 } as const;
+
+/** The share of the opaque pixels that are coloured ink (COLOURED_INK) on paper of colour `paper`. */
+export function colouredInkShare(rgba: Buffer, width: number, height: number, paper: Rgb): number {
+  const paperDarkest = Math.min(paper.r, paper.g, paper.b);
+  let opaque = 0;
+  let coloured = 0;
+  for (let p = 0, end = width * height; p < end; p++) {
+    if (!isOpaque(rgba, p)) continue;
+    opaque++;
+    const i = p * 4;
+    const r = rgba[i] as number;
+    const g = rgba[i + 1] as number;
+    const b = rgba[i + 2] as number;
+    const darkest = Math.min(r, g, b);
+    if (paperDarkest - darkest >= COLOURED_INK.minDepth && Math.max(r, g, b) - darkest >= COLOURED_INK.minChroma) coloured++;
+  }
+  return coloured / Math.max(1, opaque);
 }

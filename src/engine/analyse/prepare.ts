@@ -7,7 +7,9 @@ import { OPAQUE_BELOW, type ImageKind } from './classify.ts';
 import { workingSize } from './decode.ts';
 import { colourDistance, mapToPalette, paletteOf, pixelWords, reducePalette } from './palette.ts';
 import type { Rgb } from '../geometry.ts';
-import { binariseInk, darkenThinLines, luma, separateInk, sharpenHatching, type SecondPaper } from './ink.ts';
+import { binariseInk, colouredInkShare, darkenThinLines, luma, separateInk, sharpenHatching, type SecondPaper } from './ink.ts';
+import { inkPiecesOf, type InkPieces } from '../paint/ink-colours.ts';
+import { digitalPaperOf, paperTonesOf } from './paper-tones.ts';
 import { binariseAlpha } from '../trace/vtracer.ts';
 import { componentRoots } from '../segment/components.ts';
 
@@ -144,8 +146,12 @@ export interface PreparedPixels {
   background?: Rgb;
   /** Line art: the colour the traced ink is painted in, the ink's colour in the image. */
   ink?: Rgb;
+  /** Line art in several inks: each piece of the traced ink and its colour (paint/ink-colours.ts). */
+  inkPieces?: InkPieces;
   /** Opaque line art on two papers (a sheet on a mount): the one not painted as the background. */
   secondPaper?: SecondPaper;
+  /** A digital page's light fills besides its paper (analyse/paper-tones.ts), largest first. */
+  paperTones?: SecondPaper[];
   /**
    * Line art on transparency: where the image is opaque, painted in the paper's colour under the
    * ink. With no paper to paint as a background, every opaque pixel still belongs to the picture
@@ -315,19 +321,43 @@ async function prepareLineArt(image: RgbaImage, upscale: number): Promise<Prepar
   let transparent = 0;
   for (let i = 3; i < image.rgba.length; i += 4) if ((image.rgba[i] as number) < 128) transparent++;
   const opaque = transparent / (image.width * image.height) < OPAQUE_BELOW;
-  const separation = separateInk(image.rgba, image.width, image.height);
+  let separation = separateInk(image.rgba, image.width, image.height);
+  // Coloured ink is found by its darkest channel, and each piece painted in its own ink.
+  const coloured = colouredInkShare(image.rgba, image.width, image.height, separation.paper) >= COLOURED_INK_MIN_SHARE;
+  if (coloured) separation = separateInk(image.rgba, image.width, image.height, 'darkestChannel');
   // Upscaled, a line thinner than a pixel can keep its weight (on the image's own grid it cannot).
   const thin = upscale > 1 ? darkenThinLines(separation, image.width, image.height) : separation.normalised;
   // Hatching split into its lines before the threshold (ink.ts).
   const { levels, threshold } = await sharpenHatching(thin, image.rgba, image.width, image.height);
   const ink = binariseInk(levels, image.width, image.height, upscale, threshold);
+  const source = { rgba: image.rgba, width: image.width, height: image.height, tone: separation.normalised, threshold: separation.threshold };
+  const inkPieces = coloured ? inkPiecesOf(ink, image.width * upscale, image.height * upscale, upscale, source, separation.ink) : undefined;
+  // A digital page: paper of one exact colour, painted as it is, and its tinted fills under the ink.
+  const digitalPaper = opaque && !separation.secondPaper ? digitalPaperOf(image.rgba) : undefined;
+  const paperTones = digitalPaper ? paperTonesOf(image.rgba, image.width, image.height, inkAtOwnSize(separation), digitalPaper) : [];
   return {
     rgba: ink,
-    background: opaque ? separation.paper : undefined,
-    ink: separation.ink,
+    background: opaque ? (digitalPaper ?? separation.paper) : undefined,
+    ink: inkPieces?.main ?? separation.ink,
+    ...(paperTones.length > 0 ? { paperTones } : {}),
+    ...(inkPieces ? { inkPieces } : {}),
     secondPaper: opaque ? separation.secondPaper : undefined,
     silhouette: opaque || !hasOpaquePaper(image, separation) ? undefined : silhouetteOf(image, upscale, separation.paper, ink),
   };
+}
+
+/**
+ * Line art with at least this share of its pixels in coloured ink (ink.ts, colouredInkShare: a
+ * few coloured words on a page) is traced in several inks. None of the corpus's or the tune
+ * part's ink images has any; pages of manuals with a coloured word or line 0.0001–0.01.
+ */
+const COLOURED_INK_MIN_SHARE = 0.0002;
+
+/** Where the ink lies on the image's own grid (1), by its threshold. */
+function inkAtOwnSize(separation: { normalised: Uint8Array; threshold: number }): Uint8Array {
+  const ink = new Uint8Array(separation.normalised.length);
+  for (let p = 0; p < ink.length; p++) if ((separation.normalised[p] as number) < separation.threshold) ink[p] = 1;
+  return ink;
 }
 
 /** Of the opaque pixels of line art on transparency, at least this share must be paper for the paper to be painted. */

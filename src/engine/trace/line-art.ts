@@ -115,18 +115,20 @@ export function paperIslandsOf(shapes: TracedShape[]): Set<TracedShape> {
 
 export async function paintLineArt(
   inkShapes: TracedShape[],
-  colours: { ink?: Rgb; secondPaper?: SecondPaper; silhouette?: SecondPaper },
+  colours: { ink?: Rgb; secondPaper?: SecondPaper; silhouette?: SecondPaper; paperTones?: SecondPaper[] },
   /** Traced pixels per image pixel of the working image. */
   upscale: number,
   config: Config,
   straightTolerance: number,
 ): Promise<TracedShape[]> {
-  const { ink, secondPaper, silhouette } = colours;
+  const { ink, secondPaper, silhouette, paperTones } = colours;
   if (ink) for (const shape of inkShapes) shape.fill = flat(ink);
   const papers: TracedShape[] = [];
   // Under the ink, bottom first: the opaque silhouette on transparency, then a second paper tone.
   if (silhouette) papers.push(...(await tracePaper(silhouette, upscale, config, straightTolerance)));
   if (secondPaper) papers.push(...(await tracePaper(secondPaper, upscale, secondPaperTracerConfig(config), straightTolerance)));
+  // A digital page's tinted fills, largest first.
+  for (const tone of paperTones ?? []) papers.push(...(await tracePaper(tone, upscale, secondPaperTracerConfig(config), straightTolerance)));
   return [...papers, ...inkShapes];
 }
 
