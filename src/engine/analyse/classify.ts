@@ -591,6 +591,12 @@ export const RULES = {
   },
   inkOnPaper: { minPaperLuma: 120, minContrast: 40, maxOffLineShare: 0.1, maxSaturatedOffLineShare: 0.01, maxContinuousToneShare: 0.0025 },
   inkWithoutPaper: { maxMeanChroma: 8, minDarkShare: 0.1 },
+  /**
+   * Flat colour that is ink on paper but for its colours (doubtfulAlternative): also traced as
+   * ink, kept if it scores this much higher. Pages of manuals and a code listing 0.011–0.037
+   * saturated off the ink's line; their ink scores 0.010–0.015 higher.
+   */
+  inkInColours: { maxSaturatedOffLineShare: 0.05, minGain: 0.005 },
   icon: { maxLongSide: 128, minPlainBorderShare: 0.7, thumbnailMaxEqual: 0.5 },
   photoDoubt: { minEqualNeighbourShare: 0.25 },
   photoRamps: { minRampShare: 0.47, maxEqualNeighbourShare: 0.55, minDarkShareInDoubt: 0.8 },
@@ -740,10 +746,35 @@ export interface Doubt {
  * but the logo's trace must win by a margin there (RULES.fallThrough).
  */
 export function doubtfulAlternative(kind: ImageKind, stats: ImageStats, facts: ImageFacts): Doubt | undefined {
-  if (kind === 'logo') return largerThanIcon(facts) && (darkWithRamps(stats) || noisyWithRamps(stats)) ? { kind: 'photo', margin: 0 } : undefined;
+  if (kind === 'logo') {
+    if (largerThanIcon(facts) && (darkWithRamps(stats) || noisyWithRamps(stats))) return { kind: 'photo', margin: 0 };
+    return mayBeInkInColours(stats, facts) ? { kind: 'sketch', margin: RULES.inkInColours.minGain } : undefined;
+  }
   if (kind !== 'photo' || isGrey(stats)) return undefined;
   if (stats.equalUnclippedShare > RULES.photoDoubt.minEqualNeighbourShare) return { kind: 'logo', margin: 0 };
   return fallsThrough(stats, facts) ? { kind: 'logo', margin: RULES.fallThrough.minLogoGain } : undefined;
+}
+
+/**
+ * Ink on paper but for its colours: a page of text with coloured words, tinted boxes or coloured
+ * lines (a code listing, a manual's page, a screenshot of a document), which the ink rule sends to
+ * flat colour for its colour, while line art now keeps several inks and a digital page's fills
+ * (paint/ink-colours.ts, analyse/paper-tones.ts) and draws small text legibly where the artwork
+ * path breaks its letters. Such a page has little saturated colour (a coloured logo on white far
+ * more: the corpus's and the tune part's 0.08 and more); the self-check decides.
+ */
+function mayBeInkInColours(stats: ImageStats, facts: ImageFacts): boolean {
+  const ink = stats.ink;
+  const rule = RULES.inkOnPaper;
+  return (
+    mayBeInk(facts) &&
+    stats.transparentShare < OPAQUE_BELOW &&
+    ink !== undefined &&
+    ink.paperLuma >= rule.minPaperLuma &&
+    ink.contrast >= rule.minContrast &&
+    ink.continuousToneShare <= rule.maxContinuousToneShare &&
+    ink.saturatedOffLineShare <= RULES.inkInColours.maxSaturatedOffLineShare
+  );
 }
 
 /**

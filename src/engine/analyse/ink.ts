@@ -23,16 +23,24 @@ function lumaAt(rgba: Buffer, p: number): number {
 }
 
 /**
- * What ink is found by: luma, or for ink in colours its darkest channel. Ink absorbs light in some
- * channel and paper in none, so a red or green word is as far from white paper in its darkest
- * channel as black text is, where its luma lies near the threshold and the word came out thin and
- * broken. Luma stays the measure for ink in one colour: grey and black ink read the same either way.
+ * What ink is found by: luma, or for ink in colours luma less half the chroma (the spread of the
+ * channels). A red or green word is far from white paper in colour, where its luma lay near the
+ * threshold and the word came back thin and broken; a light tint (a yellow highlight, a lavender
+ * box) has little chroma and stays near the paper, as its luma has it (its darkest channel alone
+ * would make a yellow highlight ink). Luma stays the measure for ink in one colour: grey and black
+ * ink read the same either way.
  */
-export type InkTone = 'luma' | 'darkestChannel';
+export type InkTone = 'luma' | 'colour';
 
-function darkestChannelAt(rgba: Buffer, p: number): number {
+/** Share of a pixel's chroma (max − min channel) taken off its luma, for InkTone `colour`. */
+const CHROMA_AS_DARKNESS = 0.5;
+
+function colourToneAt(rgba: Buffer, p: number): number {
   const i = p * 4;
-  return Math.min(rgba[i] as number, rgba[i + 1] as number, rgba[i + 2] as number);
+  const r = rgba[i] as number;
+  const g = rgba[i + 1] as number;
+  const b = rgba[i + 2] as number;
+  return Math.max(0, 0.299 * r + 0.587 * g + 0.114 * b - CHROMA_AS_DARKNESS * (Math.max(r, g, b) - Math.min(r, g, b)));
 }
 
 /**
@@ -135,7 +143,7 @@ export interface PaperGrid {
  * bilinearly under every pixel, kept at least PAPER_FLOOR of the main level, and divided out.
  */
 export function normaliseToPaper(rgba: Buffer, width: number, height: number, tone: InkTone = 'luma'): NormalisedLuma {
-  const toneAt = tone === 'luma' ? lumaAt : darkestChannelAt;
+  const toneAt = tone === 'luma' ? lumaAt : colourToneAt;
   const cellSize = Math.max(1, Math.ceil(Math.max(width, height) / PAPER_GRID_CELLS));
   const columns = Math.ceil(width / cellSize);
   const rows = Math.ceil(height / cellSize);

@@ -322,9 +322,9 @@ async function prepareLineArt(image: RgbaImage, upscale: number): Promise<Prepar
   for (let i = 3; i < image.rgba.length; i += 4) if ((image.rgba[i] as number) < 128) transparent++;
   const opaque = transparent / (image.width * image.height) < OPAQUE_BELOW;
   let separation = separateInk(image.rgba, image.width, image.height);
-  // Coloured ink is found by its darkest channel, and each piece painted in its own ink.
+  // Coloured ink is found by its colour as well as its luma, and each piece painted in its own ink.
   const coloured = colouredInkShare(image.rgba, image.width, image.height, separation.paper) >= COLOURED_INK_MIN_SHARE;
-  if (coloured) separation = separateInk(image.rgba, image.width, image.height, 'darkestChannel');
+  if (coloured) separation = separateInk(image.rgba, image.width, image.height, 'colour');
   // Upscaled, a line thinner than a pixel can keep its weight (on the image's own grid it cannot).
   const thin = upscale > 1 ? darkenThinLines(separation, image.width, image.height) : separation.normalised;
   // Hatching split into its lines before the threshold (ink.ts).

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import sharp from 'sharp';
-import { convertImage } from '../../../src/engine/convert.ts';
+import { convertImage, firstDecode, statisticsOf } from '../../../src/engine/convert.ts';
+import { doubtfulAlternative, RULES } from '../../../src/engine/analyse/classify.ts';
 import { colouredInkShare, separateInk } from '../../../src/engine/analyse/ink.ts';
 import { digitalPaperOf, paperTonesOf } from '../../../src/engine/analyse/paper-tones.ts';
 import { srgbToOklab } from '../../../src/engine/check/oklab.ts';
@@ -125,7 +126,7 @@ test('coloured ink and digital paper are told from a scan: grain, stains and tin
 
 test('a page’s tint is found under its ink, with the ink taken out', async () => {
   const coloured = await page(true);
-  const separation = separateInk(coloured.rgba, WIDTH, HEIGHT, 'darkestChannel');
+  const separation = separateInk(coloured.rgba, WIDTH, HEIGHT, 'colour');
   const ink = new Uint8Array(WIDTH * HEIGHT);
   for (let p = 0; p < ink.length; p++) if ((separation.normalised[p] as number) < separation.threshold) ink[p] = 1;
   const tones = paperTonesOf(coloured.rgba, WIDTH, HEIGHT, ink, { r: 255, g: 255, b: 255 });
@@ -146,4 +147,23 @@ test('a page’s tint is found under its ink, with the ink taken out', async () 
   }
   assert.ok(inBox >= 0.99 * BOX.width * BOX.height, `${inBox} of the box's ${BOX.width * BOX.height} pixels`);
   assert.ok(outside <= 0.002 * WIDTH * HEIGHT, `${outside} pixels outside the box`);
+});
+
+test('a page in several inks, taken for flat colour for its colour, is traced again as ink and kept', async () => {
+  const coloured = await page(true);
+  const result = await convertImage({ image: coloured.png, params: DEFAULT_PARAMS }, LIMITS);
+  const attempts = result.check?.attempts ?? [];
+  assert.deepEqual(attempts.map((attempt) => `${attempt.reason}:${attempt.kind}`), ['first:logo', 'doubt:sketch']);
+  assert.equal(result.chosen.mode, 'sketch', `fidelity ${attempts.map((attempt) => attempt.fidelity).join(' vs ')}`);
+
+  // Flat colour with more saturated colour than a page's few coloured words and lines (a coloured
+  // logo on white: the corpus's and the tune part's 0.08 and more) gets no second opinion as ink.
+  const { first } = await firstDecode(coloured.png, LIMITS.maxInputPixels);
+  const stats = await statisticsOf(first);
+  assert.ok(stats.ink, 'the page is measured as ink');
+  assert.deepEqual(doubtfulAlternative('logo', stats, first), { kind: 'sketch', margin: RULES.inkInColours.minGain });
+  const colourful = { ...stats, ink: { ...stats.ink, saturatedOffLineShare: 0.08 } };
+  assert.equal(doubtfulAlternative('logo', colourful, first), undefined);
+  const shaded = { ...stats, ink: { ...stats.ink, continuousToneShare: 0.01 } };
+  assert.equal(doubtfulAlternative('logo', shaded, first), undefined);
 });
