@@ -146,17 +146,20 @@ export function paperTonesOf(rgba: Buffer, width: number, height: number, ink: U
     }
     return chosen;
   });
-  return kept.map(({ tone, index }) => {
+  const masks: SecondPaper[] = [];
+  for (const { tone, index } of kept) {
     const inTone = new Uint8Array(cells);
     for (let c = 0; c < cells; c++) {
-      const tone = toneOfBin.get(binOf[c] as number);
-      if (tone !== undefined && target[tone] === index) inTone[c] = 1;
+      const binTone = toneOfBin.get(binOf[c] as number);
+      if (binTone !== undefined && target[binTone] === index) inTone[c] = 1;
     }
     const solid = opened(inTone, columns, rows, FILL_RADIUS);
+    if (!solid.includes(1)) continue;
     const mask = Buffer.alloc(cells * 4, 255);
     for (let c = 0; c < cells; c++) if (solid[c] === 1) mask.fill(0, c * 4, c * 4 + 3);
-    return { colour: { r: tone.r / tone.count, g: tone.g / tone.count, b: tone.b / tone.count }, mask, maskWidth: columns, maskHeight: rows, pixelsPerMaskPixel: factor };
-  });
+    masks.push({ colour: { r: tone.r / tone.count, g: tone.g / tone.count, b: tone.b / tone.count }, mask, maskWidth: columns, maskHeight: rows, pixelsPerMaskPixel: factor });
+  }
+  return masks;
 }
 
 function distance(a: Float32Array, b: Float32Array): number {

@@ -152,6 +152,8 @@ export interface PreparedPixels {
   secondPaper?: SecondPaper;
   /** A digital page's light fills besides its paper (analyse/paper-tones.ts), largest first. */
   paperTones?: SecondPaper[];
+  /** Line art on a digital page: paper of one exact colour (analyse/paper-tones.ts). */
+  digitalPaper?: boolean;
   /**
    * Line art on transparency: where the image is opaque, painted in the paper's colour under the
    * ink. With no paper to paint as a background, every opaque pixel still belongs to the picture
@@ -332,16 +334,18 @@ async function prepareLineArt(image: RgbaImage, upscale: number): Promise<Prepar
   const ink = binariseInk(levels, image.width, image.height, upscale, threshold);
   const source = { rgba: image.rgba, width: image.width, height: image.height, tone: separation.normalised, threshold: separation.threshold };
   const inkPieces = coloured ? inkPiecesOf(ink, image.width * upscale, image.height * upscale, upscale, source, separation.ink) : undefined;
-  // A digital page: paper of one exact colour, painted as it is, and its tinted fills under the ink.
-  const digitalPaper = opaque && !separation.secondPaper ? digitalPaperOf(image.rgba) : undefined;
+  // A digital page: paper of one exact colour, painted as it is, and its tinted fills under the ink
+  // (which are what a second paper's test finds there: a scan's sheet on a mount has no exact colour).
+  const digitalPaper = opaque ? digitalPaperOf(image.rgba) : undefined;
   const paperTones = digitalPaper ? paperTonesOf(image.rgba, image.width, image.height, inkAtOwnSize(separation), digitalPaper) : [];
   return {
     rgba: ink,
     background: opaque ? (digitalPaper ?? separation.paper) : undefined,
     ink: inkPieces?.main ?? separation.ink,
     ...(paperTones.length > 0 ? { paperTones } : {}),
+    ...(digitalPaper ? { digitalPaper: true } : {}),
     ...(inkPieces ? { inkPieces } : {}),
-    secondPaper: opaque ? separation.secondPaper : undefined,
+    secondPaper: opaque && !digitalPaper ? separation.secondPaper : undefined,
     silhouette: opaque || !hasOpaquePaper(image, separation) ? undefined : silhouetteOf(image, upscale, separation.paper, ink),
   };
 }

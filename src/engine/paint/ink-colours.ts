@@ -33,12 +33,18 @@ export interface InkSource {
 export const NEUTRAL_CHROMA = 0.05;
 /** Coloured pieces within this Oklab distance of an ink already found are painted in it. */
 export const SAME_INK = 0.1;
+/**
+ * An ink holding less than this share of the ink's weight is specks, painted in the nearest ink
+ * that is one: a scan's stains and blends of ink with tinted paper 0.0001 and less, a blue link on
+ * a page of black text 0.003.
+ */
+export const MIN_INK_SHARE = 0.001;
 
 /**
  * The pieces (8-connected) of a binarised ink raster (black on white, `upscale` traced pixels per
  * source pixel) and their inks. A piece's colour is the mean of its source pixels weighted towards
  * the darkest (the square of their depth below the threshold): its edge pixels are part paper.
- * Returns undefined when no piece has a colour of its own.
+ * Returns undefined when the pieces make one ink (black text alone, a drawing in blue ink).
  */
 export function inkPiecesOf(ink: Buffer, width: number, height: number, upscale: number, source: InkSource, fallback: Rgb): InkPieces | undefined {
   const words = new Uint32Array(ink.buffer, ink.byteOffset, width * height);
@@ -101,7 +107,8 @@ interface Ink {
 
 /**
  * Each piece's ink: neutral pieces the main ink (their weighted mean), coloured ones gathered
- * greedily, heaviest first, into inks SAME_INK apart. Undefined when no piece is coloured.
+ * greedily, heaviest first, into inks SAME_INK apart; an ink of specks (MIN_INK_SHARE) joins the
+ * nearest that is one. Undefined when that leaves one ink.
  */
 function gatherInks(pieces: { colour: Rgb; weight: number }[], fallback: Rgb): { colours: Rgb[]; main: Rgb } | undefined {
   const labOf = (colour: Rgb): Float32Array => {
@@ -121,9 +128,9 @@ function gatherInks(pieces: { colour: Rgb; weight: number }[], fallback: Rgb): {
     else {
       let nearest = SAME_INK;
       for (const candidate of inks) {
-        const distance = Math.hypot((lab[0] as number) - (candidate.lab[0] as number), (lab[1] as number) - (candidate.lab[1] as number), (lab[2] as number) - (candidate.lab[2] as number));
-        if (distance < nearest) {
-          nearest = distance;
+        const apart = distance(lab, candidate.lab);
+        if (apart < nearest) {
+          nearest = apart;
           chosen = candidate;
         }
       }
@@ -138,11 +145,32 @@ function gatherInks(pieces: { colour: Rgb; weight: number }[], fallback: Rgb): {
     chosen.weight += weight;
     inkOf[index] = chosen;
   }
-  if (inks.length === 0) return undefined;
+  // An ink of a few specks (a stain, a blend of ink and tinted paper) is no ink of its own: its
+  // pieces take the nearest ink that is one. One ink left, coloured or not, is painted as line art
+  // always was: in the ink's colour.
+  const total = inks.reduce((sum, ink) => sum + ink.weight, neutral.weight);
+  const kept = [neutral, ...inks].filter((ink) => ink.weight >= MIN_INK_SHARE * total);
+  if (kept.length < 2) return undefined;
+  if (neutral.weight > 0) srgbToOklab(...roundedMean(neutral), neutral.lab, 0);
+  const nearestKept = new Map<Ink, Ink>();
+  for (const ink of [neutral, ...inks]) {
+    if (kept.includes(ink)) continue;
+    let best = kept[0] as Ink;
+    for (const candidate of kept) if (distance(ink.lab, candidate.lab) < distance(ink.lab, best.lab)) best = candidate;
+    nearestKept.set(ink, best);
+  }
   const meanOf = (ink: Ink): Rgb => (ink.weight > 0 ? { r: ink.r / ink.weight, g: ink.g / ink.weight, b: ink.b / ink.weight } : fallback);
-  const main = meanOf(neutral);
-  const means = new Map<Ink, Rgb>(inks.map((ink) => [ink, meanOf(ink)]));
-  return { colours: inkOf.map((ink) => (ink === neutral ? main : (means.get(ink) as Rgb))), main };
+  const means = new Map<Ink, Rgb>(kept.map((ink) => [ink, meanOf(ink)]));
+  const main = kept.includes(neutral) ? meanOf(neutral) : fallback;
+  return { colours: inkOf.map((ink) => means.get(nearestKept.get(ink) ?? ink) as Rgb), main };
+}
+
+function distance(a: Float32Array, b: Float32Array): number {
+  return Math.hypot((a[0] as number) - (b[0] as number), (a[1] as number) - (b[1] as number), (a[2] as number) - (b[2] as number));
+}
+
+function roundedMean(ink: Ink): [number, number, number] {
+  return [Math.round(ink.r / ink.weight), Math.round(ink.g / ink.weight), Math.round(ink.b / ink.weight)];
 }
 
 /**
