@@ -25,7 +25,7 @@ import { flatTranslucency, paintTranslucentPixels, restoreOpacity } from './pain
 import { shadeLargeShapes } from './paint/shading.ts';
 import { binariseAlpha, buildTracerConfig, decimalPlaces, plainTracerConfig, resolveCurveMode, runTracer, type ResolvedCurveMode } from './trace/vtracer.ts';
 import { checkSvg, type CheckReference, type CheckReport } from './check/check.ts';
-import { DETAIL_PALETTE_COST, finerPlan, inksPlan, LOGO_COST, otherKindPlan, palettePlan, plainPlan, RETRACE_START_BEFORE_MS, retraceFitsInTime, retracePlans, TONE_MARGIN, tonePlan, type TracePlan } from './check/retrace.ts';
+import { DETAIL_PALETTE_COST, finerPlan, INKS_MARGIN_ON_DIGITAL_PAGE, inksPlan, LOGO_COST, otherKindPlan, palettePlan, plainPlan, RETRACE_START_BEFORE_MS, retraceFitsInTime, retracePlans, TONE_MARGIN, tonePlan, type TracePlan } from './check/retrace.ts';
 import { detailFidelity, detailReference, type DetailReference } from './check/detail.ts';
 import { EngineError, type TraceRequest, type TraceResult } from './types.ts';
 import { spotColourRequest, type SpotColourRequest } from './paint/spot-colours.ts';
@@ -133,8 +133,9 @@ interface Attempt {
   removed: number;
   /** Traced by its regions (the artwork path), not from its palette. */
   tracedRegions: boolean;
-  /** Line art painted in several inks on paper other than a digital page's. */
-  severalInksOnScan: boolean;
+  /** Line art painted in several inks, and whether on a digital page. */
+  severalInks: boolean;
+  digitalPage: boolean;
   check: CheckReport;
   timeMs: number;
   /** The same trace with its soft edges flat, written and checked (reason `soft-edges`). */
@@ -181,9 +182,10 @@ export async function convertImage(request: TraceRequest, options: ConvertOption
       if (best.check.signatures.length === 0) break;
     }
   }
-  // Ink in several inks off a digital page: artwork too, which keeps what ink has no layer for (a shaded ground).
-  const inks = otherWays ? inksPlan(best.plan, best.severalInksOnScan, request.params) : undefined;
-  if (inks && !attempts.some((a) => a.plan.kind === inks.kind && a.plan.path === undefined) && fitsInTime(inks)) await retrace(inks);
+  // Ink in several inks: artwork too, which keeps what ink has no layer for (a shaded ground, a
+  // coloured graphic); on a digital page, whose fills ink draws, only if artwork wins clearly.
+  const inks = otherWays ? inksPlan(best.plan, best.severalInks, request.params) : undefined;
+  if (inks && !attempts.some((a) => a.plan.kind === inks.kind && a.plan.path === undefined) && fitsInTime(inks)) await retrace(inks, best.digitalPage ? INKS_MARGIN_ON_DIGITAL_PAGE : RETRACE_MARGIN);
   // A result that has lost much of the picture, traced below the image's own size: its kind finer first.
   const finer = otherWays ? finerPlan(best.plan, best.check.fidelity, image.first.originalWidth * image.first.originalHeight) : undefined;
   const triedAlready = (plan: TracePlan) => attempts.some((a) => a.plan.kind === plan.kind && a.plan.workingPixels === plan.workingPixels && a.plan.path === plan.path);
@@ -435,13 +437,13 @@ async function attempt(image: AnalysedImage, plan: TracePlan, params: TraceParam
   const facts = { kind, curveMode: traced.curveMode, tracedScale: traced.width / decoded.originalWidth, pixelGrid: hasPixelGrid(image.stats, image.first) };
   const written = writeOutput(traced, decoded, kind, params);
   const check = checkSvg(written.svg, reference, facts);
-  const result: Attempt = { plan, curveMode: traced.curveMode, ...written, tracedRegions: traced.regions === true, severalInksOnScan: traced.severalInksOnScan === true, check, timeMs: performance.now() - started };
+  const result: Attempt = { plan, curveMode: traced.curveMode, ...written, tracedRegions: traced.regions === true, severalInks: traced.severalInks === true, digitalPage: traced.digitalPage === true, check, timeMs: performance.now() - started };
   if (!traced.flatEdges) return result;
   // Soft edges are fitted to the alpha alone; the check, which sees colour and structure too,
   // decides whether the blurred shapes draw the picture better than the flat regions.
   const flatStarted = performance.now();
   const flatWritten = writeOutput({ ...traced, shapes: traced.flatEdges }, decoded, kind, params);
-  const flat: Attempt = { plan: { ...plan, reason: 'soft-edges' }, curveMode: traced.curveMode, ...flatWritten, tracedRegions: traced.regions === true, severalInksOnScan: false, check: checkSvg(flatWritten.svg, reference, facts), timeMs: 0 };
+  const flat: Attempt = { plan: { ...plan, reason: 'soft-edges' }, curveMode: traced.curveMode, ...flatWritten, tracedRegions: traced.regions === true, severalInks: false, digitalPage: false, check: checkSvg(flatWritten.svg, reference, facts), timeMs: 0 };
   flat.timeMs = performance.now() - flatStarted;
   return { ...result, alternative: flat };
 }
@@ -518,11 +520,10 @@ interface TracedPicture {
   upscale?: number;
   /** Artwork traced by its regions (trace/artwork.ts). */
   regions?: boolean;
-  /**
-   * Line art painted in several inks (paint/ink-colours.ts) on paper that is not a digital page's
-   * one colour, whose shading ink has no layer for (a scan, a chart on a shaded ground).
-   */
-  severalInksOnScan?: boolean;
+  /** Line art painted in several inks (paint/ink-colours.ts). */
+  severalInks?: boolean;
+  /** Line art on a digital page: paper of one exact colour (analyse/paper-tones.ts). */
+  digitalPage?: boolean;
 }
 
 /**
@@ -625,7 +626,7 @@ async function traceWorking(
     const painted = spotColourLineArt(shapes, prepared, spot);
     return { shapes: painted.shapes, width: prepared.width, height: prepared.height, background: painted.background, curveMode, upscale: sketchUpscale };
   }
-  return { shapes, width: prepared.width, height: prepared.height, background: prepared.background, curveMode: rounded ? 'spline' : curveMode, upscale: sketchUpscale, ...(inkPieces && !prepared.digitalPaper ? { severalInksOnScan: true } : {}) };
+  return { shapes, width: prepared.width, height: prepared.height, background: prepared.background, curveMode: rounded ? 'spline' : curveMode, upscale: sketchUpscale, ...(inkPieces ? { severalInks: true } : {}), ...(prepared.digitalPaper ? { digitalPage: true } : {}) };
 }
 
 /**

@@ -30,6 +30,11 @@ const TONE_GRID_PIXELS = 2_000_000;
  * ringing, the blend of anti-aliasing the ink's threshold left).
  */
 const FILL_RADIUS = 2;
+/**
+ * A tone is kept only if its pixels off the ink are this flat (luma's standard deviation): a
+ * digital page's fills 0–2 (JPEG), a pencil drawing's shading and dense hatching far more.
+ */
+const FLAT_SPREAD = 3;
 /** Filling the ink from the paper around it stops after this many passes (a stroke twice as wide). */
 const FILL_PASSES = 12;
 
@@ -154,7 +159,7 @@ export function paperTonesOf(rgba: Buffer, width: number, height: number, ink: U
       if (binTone !== undefined && target[binTone] === index) inTone[c] = 1;
     }
     const solid = opened(inTone, columns, rows, FILL_RADIUS);
-    if (!solid.includes(1)) continue;
+    if (!solid.includes(1) || !isFlat(rgba, width, height, near, solid, factor, columns)) continue;
     const mask = Buffer.alloc(cells * 4, 255);
     for (let c = 0; c < cells; c++) if (solid[c] === 1) mask.fill(0, c * 4, c * 4 + 3);
     masks.push({ colour: { r: tone.r / tone.count, g: tone.g / tone.count, b: tone.b / tone.count }, mask, maskWidth: columns, maskHeight: rows, pixelsPerMaskPixel: factor });
@@ -164,6 +169,32 @@ export function paperTonesOf(rgba: Buffer, width: number, height: number, ink: U
 
 function distance(a: Float32Array, b: Float32Array): number {
   return Math.hypot((a[0] as number) - (b[0] as number), (a[1] as number) - (b[1] as number), (a[2] as number) - (b[2] as number));
+}
+
+/**
+ * Whether the pixels of a tone's cells, off the ink, are one flat colour (their luma's standard
+ * deviation at most FLAT_SPREAD): a digital page's fill is, give or take JPEG's noise; shading cut
+ * into steps of tone (dense hatching's grey, a pencil drawing's soft shadow) is not.
+ */
+function isFlat(rgba: Buffer, width: number, height: number, near: Uint8Array, cells: Uint8Array, factor: number, columns: number): boolean {
+  let count = 0;
+  let sum = 0;
+  let squares = 0;
+  for (let y = 0; y < height; y++) {
+    const cellRow = Math.floor(y / factor) * columns;
+    for (let x = 0; x < width; x++) {
+      const p = y * width + x;
+      if (near[p] === 1 || cells[cellRow + Math.floor(x / factor)] !== 1) continue;
+      const i = p * 4;
+      const luma = 0.299 * (rgba[i] as number) + 0.587 * (rgba[i + 1] as number) + 0.114 * (rgba[i + 2] as number);
+      count++;
+      sum += luma;
+      squares += luma * luma;
+    }
+  }
+  if (count === 0) return false;
+  const mean = sum / count;
+  return Math.sqrt(Math.max(0, squares / count - mean * mean)) <= FLAT_SPREAD;
 }
 
 /** Pixels not marked in `near` more than PAPER_LEVELS from the paper's colour in some channel. */

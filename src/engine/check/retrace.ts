@@ -28,8 +28,8 @@ export interface TracePlan {
    * a finer grid, or ink's picture traced in tones, for a result scoring under PLAIN_BELOW
    * (finerPlan, tonePlan). `palette`: artwork traced from its palette, its regions' trace
    * scoring under PALETTE_BELOW (palettePlan); `detail`: the same, its most detailed crop at the
-   * image's own scale scoring DETAIL_GAP under the whole. `inks`: ink traced in several inks off a
-   * digital page, traced again as artwork (inksPlan).
+   * image's own scale scoring DETAIL_GAP under the whole. `inks`: ink traced in several inks,
+   * traced again as artwork (inksPlan).
    */
   reason?: Signature | 'doubt' | 'plain' | 'soft-edges' | 'low-score' | 'palette' | 'detail' | 'inks';
   /** Expected time against the first attempt's, to judge whether it fits the time left. */
@@ -156,19 +156,22 @@ export function tonePlan(first: TracePlan, fidelity: number, params: TraceParams
 }
 
 /**
- * Ink traced in several inks (paint/ink-colours.ts) on paper other than a digital page's one colour
- * (a scan, a chart on a shaded ground) may lie on shading that ink has no layer for: under `mode:
- * auto` it is traced as artwork too, and the better kept (RETRACE_MARGIN). A chart of coloured
- * frames on a shaded ground: 0.918 as ink, 0.931 as artwork (0.961 once its detail is retraced).
- * A digital page's fills are drawn under its ink (analyse/paper-tones.ts) and it is not traced
- * again: there ink keeps small text whole and in its colours, and artwork, which breaks letters,
- * scored higher on a manual's page for drawing its text as thin as it is (0.945 against 0.935).
- * Before ink had colours, the `colour` signature sent every coloured page to artwork.
+ * Ink traced in several inks (paint/ink-colours.ts) may be a picture in colour that ink draws
+ * poorly (a coloured graphic, a chart on a shaded ground: 0.918 as ink, 0.931 as artwork, 0.961
+ * once its detail is retraced): under `mode: auto` it is traced as artwork too. Before ink had
+ * colours, the `colour` signature sent every such picture there. On a digital page, whose fills
+ * ink draws under it (analyse/paper-tones.ts), artwork must win by INKS_MARGIN_ON_DIGITAL_PAGE:
+ * it breaks small text into unreadable letters and yet scored up to 0.010 higher on a manual's
+ * page, for drawing strokes as thin as the source's where ink's threshold thickens them. Pages
+ * where ink keeps text whole score 0.009–0.021 higher as ink.
  */
-export function inksPlan(first: TracePlan, severalInksOnScan: boolean, params: TraceParams): TracePlan | undefined {
-  if (params.mode !== 'auto' || first.kind !== 'sketch' || !severalInksOnScan) return undefined;
+export function inksPlan(first: TracePlan, severalInks: boolean, params: TraceParams): TracePlan | undefined {
+  if (params.mode !== 'auto' || first.kind !== 'sketch' || !severalInks) return undefined;
   return { kind: 'logo', reason: 'inks', costFactor: LOGO_AFTER_INK_COST };
 }
+
+/** What artwork must win by to replace ink in several inks on a digital page (inksPlan). */
+export const INKS_MARGIN_ON_DIGITAL_PAGE = 0.02;
 
 /** Artwork's trace of a page against ink's: pages of manuals measured 0.6–1.6 times. */
 const LOGO_AFTER_INK_COST = 1.5;

@@ -8,7 +8,7 @@ import { compareImages } from '../../../src/engine/check/compare.ts';
 import { renderSvg } from '../../../src/engine/check/render.ts';
 import { CHECK_PIXELS, convertImage } from '../../../src/engine/convert.ts';
 import { fitToPixels } from '../../../src/engine/analyse/prepare.ts';
-import { DETAIL_GAP, finerPlan, otherKindPlan, PALETTE_BELOW, palettePlan, PLAIN_BELOW, plainPlan, retraceFitsInTime, TONE_MARGIN, tonePlan } from '../../../src/engine/check/retrace.ts';
+import { DETAIL_GAP, finerPlan, INKS_MARGIN_ON_DIGITAL_PAGE, inksPlan, otherKindPlan, PALETTE_BELOW, palettePlan, PLAIN_BELOW, plainPlan, retraceFitsInTime, TONE_MARGIN, tonePlan } from '../../../src/engine/check/retrace.ts';
 import type { DecodedImage } from '../../../src/engine/analyse/decode.ts';
 import { DEFAULT_PARAMS } from '../../../src/engine/params.ts';
 import { corpusImage as corpusFile } from '../corpus.ts';
@@ -248,6 +248,15 @@ test('a low score traced below the image’s own size is traced again finer, in 
   assert.equal(finer?.kind, first.kind);
   assert.equal(result.fidelity, Math.max(...result.check.attempts.map((a) => a.fidelity)), 'the best attempt is kept');
   assert.ok(finer.fidelity > first.fidelity + 0.05, `finer ${finer.fidelity} against ${first.fidelity}`);
+});
+
+test('ink in several inks is traced again as artwork, only under mode auto', () => {
+  const ink = { kind: 'sketch' } as const;
+  assert.deepEqual(inksPlan(ink, true, DEFAULT_PARAMS), { kind: 'logo', reason: 'inks', costFactor: 1.5 });
+  assert.equal(inksPlan(ink, false, DEFAULT_PARAMS), undefined, 'ink in one colour is not');
+  assert.equal(inksPlan(ink, true, { ...DEFAULT_PARAMS, mode: 'sketch' }), undefined, 'a caller who asked for ink gets ink');
+  assert.equal(inksPlan({ kind: 'logo' }, true, DEFAULT_PARAMS), undefined);
+  assert.ok(INKS_MARGIN_ON_DIGITAL_PAGE >= 0.02, "artwork must win clearly on a digital page");
 });
 
 test('ink scoring low is traced again in tones before the plain trace, only under mode auto', async () => {
