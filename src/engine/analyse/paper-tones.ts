@@ -4,7 +4,7 @@
 // the page (each ink pixel filled from the paper around it), and what differs from the paper is
 // gathered into a few flat tones, each a mask traced under the ink like a second paper.
 
-import { srgbToOklab } from '../check/oklab.ts';
+import { oklabDistance, srgbToOklab } from '../check/oklab.ts';
 import type { Rgb } from '../geometry.ts';
 import type { SecondPaper } from './ink.ts';
 
@@ -107,7 +107,7 @@ export function paperTonesOf(rgba: Buffer, width: number, height: number, ink: U
     if (count === 0) continue;
     const bin = { count, r: binSums[key * 4] as number, g: binSums[key * 4 + 1] as number, b: binSums[key * 4 + 2] as number, lab: new Float32Array(3) };
     srgbToOklab(Math.round(bin.r / count), Math.round(bin.g / count), Math.round(bin.b / count), bin.lab, 0);
-    if (distance(bin.lab, paperLab) >= TONE_FROM_PAPER) bins.push([key, bin]);
+    if (oklabDistance(bin.lab, paperLab) >= TONE_FROM_PAPER) bins.push([key, bin]);
   }
   if (bins.length === 0) return [];
   const tones: { lab: Float32Array; count: number; r: number; g: number; b: number }[] = [];
@@ -117,7 +117,7 @@ export function paperTonesOf(rgba: Buffer, width: number, height: number, ink: U
     let chosen = -1;
     let nearest = SAME_TONE;
     tones.forEach((tone, index) => {
-      const d = distance(binLab, tone.lab);
+      const d = oklabDistance(binLab, tone.lab);
       if (d < nearest) {
         nearest = d;
         chosen = index;
@@ -140,10 +140,10 @@ export function paperTonesOf(rgba: Buffer, width: number, height: number, ink: U
   // nearest kept one where that is nearer than the paper.
   const target = tones.map((tone, index) => {
     if (kept.some((k) => k.index === index)) return index;
-    let nearest = distance(tone.lab, paperLab);
+    let nearest = oklabDistance(tone.lab, paperLab);
     let chosen = -1;
     for (const k of kept) {
-      const d = distance(tone.lab, k.tone.lab);
+      const d = oklabDistance(tone.lab, k.tone.lab);
       if (d < nearest) {
         nearest = d;
         chosen = k.index;
@@ -167,9 +167,6 @@ export function paperTonesOf(rgba: Buffer, width: number, height: number, ink: U
   return masks;
 }
 
-function distance(a: Float32Array, b: Float32Array): number {
-  return Math.hypot((a[0] as number) - (b[0] as number), (a[1] as number) - (b[1] as number), (a[2] as number) - (b[2] as number));
-}
 
 /**
  * Whether the pixels of a tone's cells, off the ink, are one flat colour (their luma's standard

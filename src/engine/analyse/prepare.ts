@@ -336,7 +336,10 @@ async function prepareLineArt(image: RgbaImage, upscale: number): Promise<Prepar
   const inkPieces = coloured ? inkPiecesOf(ink, image.width * upscale, image.height * upscale, upscale, source, separation.ink) : undefined;
   // A digital page: paper of one exact colour, painted as it is, and its tinted fills under the ink
   // (which are what a second paper's test finds there: a scan's sheet on a mount has no exact colour).
-  const digitalPaper = opaque ? digitalPaperOf(image.rgba) : undefined;
+  const exactPaper = opaque ? digitalPaperOf(image.rgba) : undefined;
+  // The commonest colour is the paper only where the ink's separation finds the paper there (not a
+  // black ground that outweighs a 1-bit page's white).
+  const digitalPaper = exactPaper && Math.abs(luma(exactPaper.r, exactPaper.g, exactPaper.b) - luma(separation.paper.r, separation.paper.g, separation.paper.b)) <= DIGITAL_PAPER_LUMA ? exactPaper : undefined;
   const paperTones = digitalPaper ? paperTonesOf(image.rgba, image.width, image.height, inkAtOwnSize(separation), digitalPaper) : [];
   return {
     rgba: ink,
@@ -356,6 +359,9 @@ async function prepareLineArt(image: RgbaImage, upscale: number): Promise<Prepar
  * part's ink images has any; pages of manuals with a coloured word or line 0.0001–0.01.
  */
 const COLOURED_INK_MIN_SHARE = 0.0002;
+
+/** A digital page's exact paper colour is the separation's paper within this much luma. */
+const DIGITAL_PAPER_LUMA = 24;
 
 /** Where the ink lies on the image's own grid (1), by its threshold. */
 function inkAtOwnSize(separation: { normalised: Uint8Array; threshold: number }): Uint8Array {

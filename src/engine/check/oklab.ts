@@ -19,6 +19,11 @@ export function linearToOklab(r: number, g: number, b: number, out: Float32Array
   out[at + 2] = 0.0259040371 * l + 0.7827717662 * m - 0.808675881 * s;
 }
 
+/** Euclidean distance between two Oklab colours (three values each, from index 0). */
+export function oklabDistance(a: Float32Array, b: Float32Array): number {
+  return Math.hypot((a[0] as number) - (b[0] as number), (a[1] as number) - (b[1] as number), (a[2] as number) - (b[2] as number));
+}
+
 /** Entries of oklabOver's colour cache. */
 const CACHE_SIZE = 4096;
 

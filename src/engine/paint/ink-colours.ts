@@ -4,7 +4,7 @@
 // few inks, so that a word keeps its colour and the black text of a page stays one black.
 
 import { disjointSets, find, union } from '../segment/components.ts';
-import { srgbToOklab } from '../check/oklab.ts';
+import { oklabDistance, srgbToOklab } from '../check/oklab.ts';
 import { flat, type Rgb, type TracedShape } from '../geometry.ts';
 
 /** The pieces of ink on the traced grid and the colour each is painted in. */
@@ -128,7 +128,7 @@ function gatherInks(pieces: { colour: Rgb; weight: number }[], fallback: Rgb): {
     else {
       let nearest = SAME_INK;
       for (const candidate of inks) {
-        const apart = distance(lab, candidate.lab);
+        const apart = oklabDistance(lab, candidate.lab);
         if (apart < nearest) {
           nearest = apart;
           chosen = candidate;
@@ -156,7 +156,7 @@ function gatherInks(pieces: { colour: Rgb; weight: number }[], fallback: Rgb): {
   for (const ink of [neutral, ...inks]) {
     if (kept.includes(ink)) continue;
     let best = kept[0] as Ink;
-    for (const candidate of kept) if (distance(ink.lab, candidate.lab) < distance(ink.lab, best.lab)) best = candidate;
+    for (const candidate of kept) if (oklabDistance(ink.lab, candidate.lab) < oklabDistance(ink.lab, best.lab)) best = candidate;
     nearestKept.set(ink, best);
   }
   const meanOf = (ink: Ink): Rgb => (ink.weight > 0 ? { r: ink.r / ink.weight, g: ink.g / ink.weight, b: ink.b / ink.weight } : fallback);
@@ -165,9 +165,6 @@ function gatherInks(pieces: { colour: Rgb; weight: number }[], fallback: Rgb): {
   return { colours: inkOf.map((ink) => means.get(nearestKept.get(ink) ?? ink) as Rgb), main };
 }
 
-function distance(a: Float32Array, b: Float32Array): number {
-  return Math.hypot((a[0] as number) - (b[0] as number), (a[1] as number) - (b[1] as number), (a[2] as number) - (b[2] as number));
-}
 
 function roundedMean(ink: Ink): [number, number, number] {
   return [Math.round(ink.r / ink.weight), Math.round(ink.g / ink.weight), Math.round(ink.b / ink.weight)];
