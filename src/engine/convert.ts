@@ -11,8 +11,7 @@ import { enhanceInput, fitToPixels, DECODE_PIXELS, prepareWithinBudget, resizeTo
 import type { CurveMode, TraceParams } from './params.ts';
 import { SECOND_OPINION_SEGMENT_PIXELS, traceArtwork, type ArtworkTrace } from './trace/artwork.ts';
 import { flat, scaledShape, type Rgb, type TracedShape, type VectorImage, withoutDegenerateSubpaths, withStraightLines } from './geometry.ts';
-import { paintInkPieces } from './paint/ink-colours.ts';
-import { fitInkOutlines, fitsInkOutlines, paintLineArt, paperIslandsOf, spotColourLineArt, traceInkAgain } from './trace/line-art.ts';
+import { fitInkOutlines, fitsInkOutlines, paintLineArt, paperIslandsOf, spotColourLineArt, traceInkAgain, traceInkLayers } from './trace/line-art.ts';
 import { parseTracerSvg } from './trace/tracer-output.ts';
 import { roundPolygons } from './trace/rounded.ts';
 import { findPoints, pointShapes } from './trace/points.ts';
@@ -575,12 +574,17 @@ async function traceWorking(
   // Pixel art's translucent pixels lie over nothing: traced apart from the opaque ones, so that no
   // opaque shape stacked under them shows through.
   const layers = prepared.translucent ? splitTranslucentPixels(prepared.rgba, prepared.translucent) : undefined;
-  let tracerSvg: string;
+  // Ink in several colours: each ink traced as a layer of its own (paint/ink-colours.ts); if the
+  // tracer fails on one, the ink is traced whole in one ink, as below (a spot-colour request paints
+  // one ink, in its palette).
+  const inkLayers = kind === 'sketch' && !spot ? prepared.inkLayers : undefined;
+  const layered = inkLayers ? await traceInkLayers(inkLayers, config, STRAIGHT_TOLERANCE).catch(() => undefined) : undefined;
+  let tracerSvg = '';
   let translucentSvg: string | undefined;
   /** Ink traced by the colour mode after the binary mode failed: the paper's islands are among the shapes. */
   let inColour = false;
   try {
-    tracerSvg = await runTracer(layers?.opaque ?? prepared.rgba, prepared.width, prepared.height, config);
+    if (!layered) tracerSvg = await runTracer(layers?.opaque ?? prepared.rgba, prepared.width, prepared.height, config);
     if (layers) translucentSvg = await runTracer(layers.translucent, prepared.width, prepared.height, config);
   } catch (error) {
     try {
@@ -594,17 +598,13 @@ async function traceWorking(
 
   let shapes: TracedShape[];
   try {
-    shapes = parseTracerSvg(tracerSvg, STRAIGHT_TOLERANCE);
+    shapes = layered ?? parseTracerSvg(tracerSvg, STRAIGHT_TOLERANCE);
     // The tracer stacks the translucent pixels' shapes as it stacks any: cut apart, no pixel shows
     // through another and compounds its opacity.
     if (translucentSvg && prepared.translucent) shapes = [...paintTranslucentPixels(cutOut(parseTracerSvg(translucentSvg, STRAIGHT_TOLERANCE), CUT_TOLERANCE, CUT_GRID), prepared.translucent), ...shapes];
   } catch (error) {
     throw new EngineError('engine_failed', `the tracer wrote unreadable SVG: ${error instanceof Error ? error.message : String(error)}`);
   }
-  // Ink in several colours: each shape takes its piece's ink, read on the tracer's pixel corners
-  // before the outlines are fitted (a spot-colour request paints one ink, in its palette).
-  const inkPieces = kind === 'sketch' && !inColour && !spot ? prepared.inkPieces : undefined;
-  if (inkPieces) paintInkPieces(shapes, inkPieces);
   if (ownInkFit) fitInkOutlines(shapes, params);
   // A photo traced coarser than its output gets round outlines in place of the tracer's mosaic (trace/rounded.ts).
   const rounded = roundsPolygons(params.curveMode, kind, workingScale);
@@ -614,7 +614,7 @@ async function traceWorking(
   if (kind === 'sketch') {
     const islands = inColour ? paperIslandsOf(shapes) : undefined;
     if (islands && !prepared.background) shapes = shapes.filter((shape) => !islands.has(shape));
-    shapes = await paintLineArt(shapes, inkPieces ? { ...prepared, ink: undefined } : prepared, sketchUpscale, config, STRAIGHT_TOLERANCE);
+    shapes = await paintLineArt(shapes, layered ? { ...prepared, ink: undefined } : prepared, sketchUpscale, config, STRAIGHT_TOLERANCE);
     if (islands && prepared.background) for (const shape of islands) shape.fill = flat(prepared.background);
   }
   if (kind !== 'sketch' && !prepared.translucent && stats.partialAlphaShare > 0.005) {
@@ -626,7 +626,7 @@ async function traceWorking(
     const painted = spotColourLineArt(shapes, prepared, spot);
     return { shapes: painted.shapes, width: prepared.width, height: prepared.height, background: painted.background, curveMode, upscale: sketchUpscale };
   }
-  return { shapes, width: prepared.width, height: prepared.height, background: prepared.background, curveMode: rounded ? 'spline' : curveMode, upscale: sketchUpscale, ...(inkPieces ? { severalInks: true } : {}), ...(prepared.digitalPaper ? { digitalPage: true } : {}) };
+  return { shapes, width: prepared.width, height: prepared.height, background: prepared.background, curveMode: rounded ? 'spline' : curveMode, upscale: sketchUpscale, ...(layered ? { severalInks: true } : {}), ...(prepared.digitalPaper ? { digitalPage: true } : {}) };
 }
 
 /**

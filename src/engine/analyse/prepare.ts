@@ -8,7 +8,7 @@ import { workingSize } from './decode.ts';
 import { colourDistance, mapToPalette, paletteOf, pixelWords, reducePalette } from './palette.ts';
 import type { Rgb } from '../geometry.ts';
 import { binariseInk, colouredInkShare, darkenThinLines, luma, separateInk, sharpenHatching, type SecondPaper } from './ink.ts';
-import { inkPiecesOf, type InkPieces } from '../paint/ink-colours.ts';
+import { inkLayersOf, type InkLayers } from '../paint/ink-colours.ts';
 import { digitalPaperOf, paperTonesOf } from './paper-tones.ts';
 import { binariseAlpha } from '../trace/vtracer.ts';
 import { componentRoots } from '../segment/components.ts';
@@ -146,8 +146,8 @@ export interface PreparedPixels {
   background?: Rgb;
   /** Line art: the colour the traced ink is painted in, the ink's colour in the image. */
   ink?: Rgb;
-  /** Line art in several inks: each piece of the traced ink and its colour (paint/ink-colours.ts). */
-  inkPieces?: InkPieces;
+  /** Line art in several inks: which ink each traced ink pixel is traced in (paint/ink-colours.ts). */
+  inkLayers?: InkLayers;
   /** Opaque line art on two papers (a sheet on a mount): the one not painted as the background. */
   secondPaper?: SecondPaper;
   /** A digital page's light fills besides its paper (analyse/paper-tones.ts), largest first. */
@@ -333,7 +333,7 @@ async function prepareLineArt(image: RgbaImage, upscale: number): Promise<Prepar
   const { levels, threshold } = await sharpenHatching(thin, image.rgba, image.width, image.height);
   const ink = binariseInk(levels, image.width, image.height, upscale, threshold);
   const source = { rgba: image.rgba, width: image.width, height: image.height, tone: separation.normalised, threshold: separation.threshold };
-  const inkPieces = coloured ? inkPiecesOf(ink, image.width * upscale, image.height * upscale, upscale, source, separation.ink) : undefined;
+  const inkLayers = coloured ? inkLayersOf(ink, image.width * upscale, image.height * upscale, upscale, source, separation.paper, separation.ink) : undefined;
   // A digital page: paper of one exact colour, painted as it is, and its tinted fills under the ink
   // (which are what a second paper's test finds there: a scan's sheet on a mount has no exact colour).
   const exactPaper = opaque ? digitalPaperOf(image.rgba) : undefined;
@@ -344,10 +344,10 @@ async function prepareLineArt(image: RgbaImage, upscale: number): Promise<Prepar
   return {
     rgba: ink,
     background: opaque ? (digitalPaper ?? separation.paper) : undefined,
-    ink: inkPieces?.main ?? separation.ink,
+    ink: inkLayers?.main ?? separation.ink,
     ...(paperTones.length > 0 ? { paperTones } : {}),
     ...(digitalPaper ? { digitalPaper: true } : {}),
-    ...(inkPieces ? { inkPieces } : {}),
+    ...(inkLayers ? { inkLayers } : {}),
     secondPaper: opaque && !digitalPaper ? separation.secondPaper : undefined,
     silhouette: opaque || !hasOpaquePaper(image, separation) ? undefined : silhouetteOf(image, upscale, separation.paper, ink),
   };

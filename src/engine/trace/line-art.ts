@@ -12,6 +12,7 @@ import type { Rgb } from '../geometry.ts';
 import { parseTracerSvg } from './tracer-output.ts';
 import { inkInColourConfig, runTracer, secondPaperTracerConfig } from './vtracer.ts';
 import { nearestSpotColour, type SpotColourRequest } from '../paint/spot-colours.ts';
+import { inkLayerRaster, type InkLayers } from '../paint/ink-colours.ts';
 
 
 /**
@@ -111,6 +112,32 @@ export async function traceInkAgain(
  */
 export function paperIslandsOf(shapes: TracedShape[]): Set<TracedShape> {
   return new Set(shapes.filter((shape) => shape.fill.kind === 'flat' && shape.fill.color.r + shape.fill.color.g + shape.fill.color.b >= 3 * 128));
+}
+
+/**
+ * Line art in several inks (paint/ink-colours.ts): each ink traced as a binary layer of its own,
+ * in its box, and painted in its colour, the main ink first. Strokes of two inks that meet are
+ * parted where they meet instead of taking one colour between theirs.
+ */
+export async function traceInkLayers(layers: InkLayers, config: Config, straightTolerance: number): Promise<TracedShape[]> {
+  const shapes: TracedShape[] = [];
+  for (let k = 0; k < layers.colours.length; k++) {
+    const box = layers.boxes[k] as InkLayers['boxes'][number];
+    if (box.x1 <= box.x0) continue;
+    const raster = inkLayerRaster(layers, k);
+    const svg = await runTracer(raster.rgba, raster.width, raster.height, config);
+    for (const shape of parseTracerSvg(svg, straightTolerance)) {
+      shape.fill = flat(layers.colours[k] as Rgb);
+      for (const path of shape.paths) {
+        for (let i = 0; i + 1 < path.coords.length; i += 2) {
+          path.coords[i] = (path.coords[i] as number) + box.x0;
+          path.coords[i + 1] = (path.coords[i + 1] as number) + box.y0;
+        }
+      }
+      shapes.push(shape);
+    }
+  }
+  return shapes;
 }
 
 export async function paintLineArt(

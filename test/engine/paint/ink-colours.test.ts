@@ -167,3 +167,27 @@ test('a page in several inks, taken for flat colour for its colour, is traced ag
   const shaded = { ...stats, ink: { ...stats.ink, continuousToneShare: 0.01 } };
   assert.equal(doubtfulAlternative('logo', shaded, first), undefined);
 });
+
+test('strokes of two inks that cross keep each its ink: a red curve across black axes', async () => {
+  // Black axes and writing, a red curve crossing the axes and a blue one crossing the red.
+  const svg =
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${HEIGHT}"><rect width="${WIDTH}" height="${HEIGHT}" fill="#fff"/>` +
+    `<path d="${handwritingPath({ x: 50, y: 20, width: 540, height: 90 }, 8, 32)}" fill="none" stroke="${INKS.black}" stroke-width="2.4" stroke-linecap="round"/>` +
+    `<path d="M80 140V440H600" fill="none" stroke="${INKS.black}" stroke-width="3"/>` +
+    `<path d="M60 420C200 400 300 180 620 160" fill="none" stroke="${INKS.red}" stroke-width="3"/>` +
+    `<path d="M60 200C250 260 420 420 620 430" fill="none" stroke="${INKS.blue}" stroke-width="3"/></svg>`;
+  const { rgba } = await renderSvg(svg);
+  const png = await sharp(rgba, { raw: { width: WIDTH, height: HEIGHT, channels: 4 } }).png().toBuffer();
+  const result = await convertImage({ image: png, params: { ...DEFAULT_PARAMS, mode: 'sketch' } }, LIMITS);
+  const rendered = await renderSvg(result.svg.replace(/width="[^"]*" height="[^"]*"/, `width="${WIDTH}" height="${HEIGHT}"`));
+  // Each ink over its own pixels, the crossings included: one piece of ink in one colour drew
+  // the axes and both curves between their inks (before, the whole tangle was a brownish purple).
+  for (const [name, rows] of [['black', [130, 450]], ['red', [150, 430]], ['blue', [190, 440]]] as const) {
+    const hex = INKS[name];
+    const ink = parseInt(hex.slice(1), 16);
+    const drawn = meanOverInk(rgba, rendered.rgba, hex, [rows[0], rows[1]]);
+    assert.ok(drawn.count > 300, `${name}: ${drawn.count} pixels`);
+    const off = distance(oklab(drawn.r, drawn.g, drawn.b), oklab(ink >> 16, (ink >> 8) & 255, ink & 255));
+    assert.ok(off < 0.1, `${name} strokes drawn ${Math.round(drawn.r)},${Math.round(drawn.g)},${Math.round(drawn.b)}: Oklab ${off.toFixed(3)} from ${hex}`);
+  }
+});
