@@ -23,7 +23,7 @@ function lumaAt(rgba: Buffer, p: number): number {
 }
 
 /**
- * What ink is found by: luma, or for ink in colours luma less half the chroma (the spread of the
+ * What ink is found by: luma, or for ink in colours luma less 0.3 of the chroma (the spread of the
  * channels). A red or green word is far from white paper in colour, where its luma lay near the
  * threshold and the word came back thin and broken; a light tint (a yellow highlight, a lavender
  * box) has little chroma and stays near the paper, as its luma has it (its darkest channel alone
@@ -32,8 +32,13 @@ function lumaAt(rgba: Buffer, p: number): number {
  */
 export type InkTone = 'luma' | 'colour';
 
-/** Share of a pixel's chroma (max − min channel) taken off its luma, for InkTone `colour`. */
-const CHROMA_AS_DARKNESS = 0.5;
+/**
+ * Share of a pixel's chroma (max − min channel) taken off its luma, for InkTone `colour`. At 0.5 a
+ * light but saturated fill (a symbol's sky blue, 128/224/255) fell under the threshold and came
+ * back as black ink round its outline; at 0.3 it stays a fill, and red, green and blue words
+ * (luma 90–130, chroma 130–200) come out 40–90, well inside the ink.
+ */
+const CHROMA_AS_DARKNESS = 0.3;
 
 function colourToneAt(rgba: Buffer, p: number): number {
   const i = p * 4;
