@@ -1,9 +1,10 @@
 // Ink in several colours: a page of black text with red and blue words, a code listing, a scan
-// with corrections in red. The inks are found on the ink's darkest pixels (where a stroke's colour
-// is its own, not blended with the paper); each connected piece of the ink goes whole to the ink
-// most of it shows, so a word keeps its colour and a page's black text stays one black, and a piece
-// where strokes of two inks meet (a correction over writing, a coloured curve across black axes) is
-// parted pixel by pixel. Each ink is then traced as a binary layer of its own (convert.ts).
+// with corrections in red. The inks are found on the colours of the ink's pieces, weighted towards
+// their darkest pixels (where a stroke's colour is its own, not blended with the paper); each
+// connected piece goes whole to the ink most of it shows, so a word keeps its colour and a page's
+// black text stays one black, and a piece where strokes of two inks meet (a correction over
+// writing, a coloured curve across black axes) is parted pixel by pixel. Each ink is then traced
+// as a binary layer of its own (trace/line-art.ts, traceInkLayers).
 
 import { disjointSets, find, union } from '../segment/components.ts';
 import { oklabDistance, srgbToOklab } from '../check/oklab.ts';
@@ -49,9 +50,12 @@ export const SAME_INK = 0.1;
 export const MIN_INK_SHARE = 0.001;
 
 /**
- * A piece whose colours spread more than this (RGB, the weighted standard deviation's length) is
- * strokes of several inks that meet: its pixels, not its mean, tell the inks. A piece of one ink
- * spreads by its scan's colour noise (blue ink on yellowed paper as JPEG: about 20).
+ * A piece whose colours spread more than this (RGB, the weighted standard deviation's length) may
+ * be strokes of several inks that meet: its pixels, not its mean, tell the inks. Measured: pieces
+ * of one ink in a scan (blue or black and red ink on tinted paper, as JPEG) 20–30; a digital page's
+ * glyphs 50–75, their anti-aliasing spreading them along the line to the paper, so on such a page
+ * most pieces lend their pixels, and SAME_DIRECTION keeps an ink laid thinner the same ink.
+ * Measuring the spread across that line instead would keep those pieces whole: not done.
  */
 const MIXED_SPREAD = 40;
 /** A piece where a second ink holds at least this share of its weight is parted pixel by pixel. */
