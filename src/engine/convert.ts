@@ -183,11 +183,11 @@ export async function convertImage(request: TraceRequest, options: ConvertOption
   }
   // Ink in several inks: artwork too, which keeps what ink has no layer for (a shaded ground, a
   // coloured graphic); on a digital page, whose fills ink draws, only if artwork wins clearly.
+  const triedAlready = (plan: TracePlan) => attempts.some((a) => a.plan.kind === plan.kind && a.plan.workingPixels === plan.workingPixels && a.plan.path === plan.path);
   const inks = otherWays ? inksPlan(best.plan, best.severalInks, request.params) : undefined;
-  if (inks && !attempts.some((a) => a.plan.kind === inks.kind && a.plan.path === undefined) && fitsInTime(inks)) await retrace(inks, best.digitalPage ? INKS_MARGIN_ON_DIGITAL_PAGE : RETRACE_MARGIN);
+  if (inks && !triedAlready(inks) && fitsInTime(inks)) await retrace(inks, best.digitalPage ? INKS_MARGIN_ON_DIGITAL_PAGE : RETRACE_MARGIN);
   // A result that has lost much of the picture, traced below the image's own size: its kind finer first.
   const finer = otherWays ? finerPlan(best.plan, best.check.fidelity, image.first.originalWidth * image.first.originalHeight) : undefined;
-  const triedAlready = (plan: TracePlan) => attempts.some((a) => a.plan.kind === plan.kind && a.plan.workingPixels === plan.workingPixels && a.plan.path === plan.path);
   // Artwork whose regions score low, or lose the detail of its own scale: traced from its palette,
   // which keeps detail finer than its regions. Kept for lost detail only if it draws that detail better.
   // The crop is measured only where its retrace could still start.

@@ -82,7 +82,7 @@ function percentileFromTop(histogram: Uint32Array, count: number, share: number)
  * Maximum (sign 1) or minimum (sign −1) over a (2·radius + 1)² square of a grid, as a row pass
  * then a column pass. Cells without pixels hold −∞ for the maximum and +∞ for the minimum.
  */
-function squareFilter(grid: Float32Array, columns: number, rows: number, radius: number, sign: 1 | -1): Float32Array {
+export function squareFilter(grid: Float32Array, columns: number, rows: number, radius: number, sign: 1 | -1): Float32Array {
   const rowPass = new Float32Array(grid.length);
   for (let y = 0; y < rows; y++) {
     for (let x = 0; x < columns; x++) {

@@ -6,7 +6,7 @@
 
 import { oklabDistance, srgbToOklab } from '../check/oklab.ts';
 import type { Rgb } from '../geometry.ts';
-import type { SecondPaper } from './ink.ts';
+import { squareFilter, type SecondPaper } from './ink.ts';
 
 /**
  * A page is digital, with paper of one exact colour, when at least this share of its opaque pixels
@@ -293,35 +293,8 @@ function fillFromNeighbours(colour: Float32Array, columns: number, rows: number,
   for (const c of missing) colour.set([paper.r, paper.g, paper.b], c * 3);
 }
 
-/** A binary grid opened over a (2·radius + 1)² square: its minimum, then the maximum of that. */
+/** A binary grid opened over a (2·radius + 1)² square: its minimum, then the maximum of that (ink.ts, squareFilter). */
 function opened(grid: Uint8Array, columns: number, rows: number, radius: number): Uint8Array {
-  return squareExtreme(squareExtreme(grid, columns, rows, radius, 0), columns, rows, radius, 1);
-}
-
-/** The minimum (keep 0) or maximum (keep 1) of a binary grid over a (2·radius + 1)² square, outside the grid counting as `keep`'s opposite for the minimum. */
-function squareExtreme(grid: Uint8Array, columns: number, rows: number, radius: number, keep: 0 | 1): Uint8Array {
-  const rowPass = new Uint8Array(grid.length);
-  const out = new Uint8Array(grid.length);
-  const pick = (value: number, current: number) => (keep === 1 ? Math.max(value, current) : Math.min(value, current));
-  for (let y = 0; y < rows; y++) {
-    for (let x = 0; x < columns; x++) {
-      let value = keep === 1 ? 0 : 1;
-      for (let dx = -radius; dx <= radius; dx++) {
-        const xx = x + dx;
-        value = pick(xx < 0 || xx >= columns ? (keep === 1 ? 0 : 1) : (grid[y * columns + xx] as number), value);
-      }
-      rowPass[y * columns + x] = value;
-    }
-  }
-  for (let y = 0; y < rows; y++) {
-    for (let x = 0; x < columns; x++) {
-      let value = keep === 1 ? 0 : 1;
-      for (let dy = -radius; dy <= radius; dy++) {
-        const yy = y + dy;
-        value = pick(yy < 0 || yy >= rows ? (keep === 1 ? 0 : 1) : (rowPass[yy * columns + x] as number), value);
-      }
-      out[y * columns + x] = value;
-    }
-  }
-  return out;
+  const eroded = squareFilter(Float32Array.from(grid), columns, rows, radius, -1);
+  return Uint8Array.from(squareFilter(eroded, columns, rows, radius, 1));
 }
