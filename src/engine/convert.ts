@@ -626,7 +626,7 @@ async function traceWorking(
     const painted = spotColourLineArt(shapes, prepared, spot);
     return { shapes: painted.shapes, width: prepared.width, height: prepared.height, background: painted.background, curveMode, upscale: sketchUpscale };
   }
-  return { shapes, width: prepared.width, height: prepared.height, background: prepared.background, curveMode: rounded ? 'spline' : curveMode, upscale: sketchUpscale, ...(layered ? { severalInks: true } : {}), ...(prepared.digitalPaper ? { digitalPage: true } : {}) };
+  return { shapes, width: prepared.width, height: prepared.height, background: prepared.background, curveMode: rounded ? 'spline' : curveMode, upscale: sketchUpscale, ...(layered && !inkLayers?.neutralOnly ? { severalInks: true } : {}), ...(prepared.digitalPaper ? { digitalPage: true } : {}) };
 }
 
 /**

@@ -8,7 +8,8 @@ import { workingSize } from './decode.ts';
 import { colourDistance, mapToPalette, paletteOf, pixelWords, reducePalette } from './palette.ts';
 import type { Rgb } from '../geometry.ts';
 import { binariseInk, colouredInkShare, darkenThinLines, luma, separateInk, sharpenHatching, type SecondPaper } from './ink.ts';
-import { inkLayersOf, type InkLayers } from '../paint/ink-colours.ts';
+import { inkLayersOf, withNeutralLevels, type InkLayers } from '../paint/ink-colours.ts';
+import { levelledTones, neutralLevelsOf } from './grey-inks.ts';
 import { digitalPaperOf, paperTonesOf } from './paper-tones.ts';
 import { binariseAlpha } from '../trace/vtracer.ts';
 import { componentRoots } from '../segment/components.ts';
@@ -327,19 +328,26 @@ async function prepareLineArt(image: RgbaImage, upscale: number): Promise<Prepar
   // Coloured ink is found by its colour as well as its luma, and each piece painted in its own ink.
   const coloured = colouredInkShare(image.rgba, image.width, image.height, separation.paper) >= COLOURED_INK_MIN_SHARE;
   if (coloured) separation = separateInk(image.rgba, image.width, image.height, 'colour');
-  // Upscaled, a line thinner than a pixel can keep its weight (on the image's own grid it cannot).
-  const thin = upscale > 1 ? darkenThinLines(separation, image.width, image.height) : separation.normalised;
-  // Hatching split into its lines before the threshold (ink.ts).
-  const { levels, threshold } = await sharpenHatching(thin, image.rgba, image.width, image.height);
-  const ink = binariseInk(levels, image.width, image.height, upscale, threshold);
-  const source = { rgba: image.rgba, width: image.width, height: image.height, tone: separation.normalised, threshold: separation.threshold };
-  const inkLayers = coloured ? inkLayersOf(ink, image.width * upscale, image.height * upscale, upscale, source, separation.paper, separation.ink) : undefined;
   // A digital page: paper of one exact colour, painted as it is, and its tinted fills under the ink
   // (which are what a second paper's test finds there: a scan's sheet on a mount has no exact colour).
   const exactPaper = opaque ? digitalPaperOf(image.rgba) : undefined;
   // The commonest colour is the paper only where the ink's separation finds the paper there (not a
   // black ground that outweighs a 1-bit page's white).
   const digitalPaper = exactPaper && Math.abs(luma(exactPaper.r, exactPaper.g, exactPaper.b) - luma(separation.paper.r, separation.paper.g, separation.paper.b)) <= DIGITAL_PAPER_LUMA ? exactPaper : undefined;
+  // Grey text beside black on a digital page: its levels of grey (grey-inks.ts).
+  const neutralLevels = digitalPaper ? neutralLevelsOf(image.rgba, image.width, image.height, separation.normalised) : undefined;
+  // Upscaled, a line thinner than a pixel can keep its weight (on the image's own grid it cannot).
+  const thin = upscale > 1 ? darkenThinLines(separation, image.width, image.height) : separation.normalised;
+  // Hatching split into its lines before the threshold (ink.ts).
+  const { levels: sharpened, threshold } = await sharpenHatching(thin, image.rgba, image.width, image.height);
+  // Each grey level thresholded at its own halfway, where the page's threshold would cut its strokes.
+  const levels = neutralLevels ? levelledTones(sharpened, neutralLevels, threshold) : sharpened;
+  const ink = binariseInk(levels, image.width, image.height, upscale, threshold);
+  const source = { rgba: image.rgba, width: image.width, height: image.height, tone: separation.normalised, threshold: separation.threshold };
+  const inkWidth = image.width * upscale;
+  const inkHeight = image.height * upscale;
+  const colouredLayers = coloured ? inkLayersOf(ink, inkWidth, inkHeight, upscale, source, separation.paper, separation.ink, neutralLevels?.colours[0]) : undefined;
+  const inkLayers = neutralLevels ? withNeutralLevels(colouredLayers, ink, inkWidth, inkHeight, upscale, neutralLevels, image.width, image.height) : colouredLayers;
   const paperTones = digitalPaper ? paperTonesOf(image.rgba, image.width, image.height, inkAtOwnSize(separation), digitalPaper) : [];
   return {
     rgba: ink,

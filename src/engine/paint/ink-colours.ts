@@ -9,6 +9,7 @@
 import { disjointSets, find, union } from '../segment/components.ts';
 import { oklabDistance, srgbToOklab } from '../check/oklab.ts';
 import type { Rgb } from '../geometry.ts';
+import { NO_LEVEL, type NeutralLevels } from '../analyse/grey-inks.ts';
 
 /** The ink split into inks on the traced grid. */
 export interface InkLayers {
@@ -22,6 +23,10 @@ export interface InkLayers {
   boxes: { x0: number; y0: number; x1: number; y1: number }[];
   /** The ink without a colour of its own (black and grey text), or the single ink's colour. */
   main: Rgb;
+  /** The index of that ink in `colours`, when there is one. */
+  mainIndex?: number;
+  /** The inks are a digital page's black and greys alone (withNeutralLevels): no colour. */
+  neutralOnly?: boolean;
 }
 
 /** inkOf's value for paper. */
@@ -77,9 +82,11 @@ const MAX_INKS = 12;
  * The inks are found on the pieces' colours (a piece's mean over its pixels, weighted by the square
  * of their depth below the threshold: a stroke's edge is part paper), which evens out a scan's
  * colour noise; a piece where strokes of several inks meet, whose mean would be a colour between
- * theirs, lends its pixels' colours instead.
+ * theirs, lends its pixels' colours instead. `neutral`, when given, is the main ink's colour (a
+ * digital page's black, grey-inks.ts): the neutral pieces' mean would take in its grey text, and
+ * black strokes, darker than that mean, went to the nearest dark coloured ink.
  */
-export function inkLayersOf(ink: Buffer, width: number, height: number, upscale: number, source: InkSource, paper: Rgb, fallback: Rgb): InkLayers | undefined {
+export function inkLayersOf(ink: Buffer, width: number, height: number, upscale: number, source: InkSource, paper: Rgb, fallback: Rgb, neutral?: Rgb): InkLayers | undefined {
   const words = new Uint32Array(ink.buffer, ink.byteOffset, width * height);
   const isInk = (i: number) => ((words[i] as number) & 0xff) < 128;
   const sourceOf = (x: number, y: number) => Math.min(source.height - 1, (y / upscale) | 0) * source.width + Math.min(source.width - 1, (x / upscale) | 0);
@@ -161,7 +168,7 @@ export function inkLayersOf(ink: Buffer, width: number, height: number, upscale:
       if (weight > 0) colours.push({ colour: { r: (bins[key * 4] as number) / weight, g: (bins[key * 4 + 1] as number) / weight, b: (bins[key * 4 + 2] as number) / weight }, weight });
     }
   }
-  const gathered = gatherInks(colours, paper, fallback);
+  const gathered = gatherInks(colours, paper, fallback, neutral);
   if (!gathered) return undefined;
 
   // Each ink pixel's nearest ink (the one whose line from the paper passes nearest its colour, so
@@ -197,7 +204,12 @@ export function inkLayersOf(ink: Buffer, width: number, height: number, upscale:
     for (let i = 0; i < inkOf.length; i++) if (inkOf[i] !== PAPER && (whole[pieceOf[i] as number] as number) >= 0) inkOf[i] = whole[pieceOf[i] as number] as number;
   };
   assign(gathered.inks);
-  const boxes = gathered.inks.map(() => ({ x0: width, y0: height, x1: 0, y1: 0 }));
+  return { inkOf, width, height, colours: gathered.inks, boxes: boxesOf(inkOf, width, height, gathered.inks.length), main: gathered.main, ...(gathered.mainIndex === undefined ? {} : { mainIndex: gathered.mainIndex }) };
+}
+
+/** Each ink's box on the traced grid (empty boxes for inks without pixels). */
+function boxesOf(inkOf: Uint8Array, width: number, height: number, inks: number): InkLayers['boxes'] {
+  const boxes = Array.from({ length: inks }, () => ({ x0: width, y0: height, x1: 0, y1: 0 }));
   for (let y = 0; y < height; y++) {
     for (let x = 0, i = y * width; x < width; x++, i++) {
       if (inkOf[i] === PAPER) continue;
@@ -208,7 +220,79 @@ export function inkLayersOf(ink: Buffer, width: number, height: number, upscale:
       box.y1 = Math.max(box.y1, y + 1);
     }
   }
-  return { inkOf, width, height, colours: gathered.inks, boxes, main: gathered.main };
+  return boxes;
+}
+
+/**
+ * The main ink parted into a digital page's neutral levels (analyse/grey-inks.ts): each of its
+ * traced pixels goes to the level of the piece its source pixel lies in, black text staying the
+ * main ink in the black level's colour, each grey becoming an ink of its own. `layers` are the
+ * coloured inks found (undefined: the ink was one, all of it main); `ink` is the binarised raster.
+ */
+export function withNeutralLevels(layers: InkLayers | undefined, ink: Buffer, width: number, height: number, upscale: number, levels: NeutralLevels, sourceWidth: number, sourceHeight: number): InkLayers | undefined {
+  const words = new Uint32Array(ink.buffer, ink.byteOffset, width * height);
+  let inkOf: Uint8Array;
+  let colours: Rgb[];
+  let mainIndex: number;
+  if (layers) {
+    if (layers.mainIndex === undefined) return layers;
+    inkOf = Uint8Array.from(layers.inkOf);
+    colours = [...layers.colours];
+    mainIndex = layers.mainIndex;
+  } else {
+    inkOf = new Uint8Array(width * height).fill(PAPER);
+    for (let i = 0; i < inkOf.length; i++) if (((words[i] as number) & 0xff) < 128) inkOf[i] = 0;
+    colours = [levels.colours[0] as Rgb];
+    mainIndex = 0;
+  }
+  colours[mainIndex] = levels.colours[0] as Rgb;
+  // Level k ≥ 1 becomes ink `inkOfLevel[k]`, appended after the others.
+  const inkOfLevel = levels.colours.map((colour, level) => {
+    if (level === 0) return mainIndex;
+    colours.push(colour);
+    return colours.length - 1;
+  });
+  if (colours.length > PAPER) return layers;
+  // The main ink's pieces (8-connected on the traced grid) go whole to the level most of their
+  // pixels lie in on the source grid: parted, a glyph's pieces would each be a speck of its layer.
+  const isMain = (i: number) => inkOf[i] === mainIndex;
+  const parent = disjointSets(width * height);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0, i = y * width; x < width; x++, i++) {
+      if (!isMain(i)) continue;
+      if (x + 1 < width && isMain(i + 1)) union(parent, i, i + 1);
+      if (y + 1 < height) {
+        if (isMain(i + width)) union(parent, i, i + width);
+        if (x + 1 < width && isMain(i + width + 1)) union(parent, i, i + width + 1);
+        if (x > 0 && isMain(i + width - 1)) union(parent, i, i + width - 1);
+      }
+    }
+  }
+  const votes = new Map<number, Float64Array>();
+  for (let y = 0; y < height; y++) {
+    const sourceRow = Math.min(sourceHeight - 1, (y / upscale) | 0) * sourceWidth;
+    for (let x = 0, i = y * width; x < width; x++, i++) {
+      if (!isMain(i)) continue;
+      const level = levels.levelOf[sourceRow + Math.min(sourceWidth - 1, (x / upscale) | 0)] as number;
+      if (level === NO_LEVEL) continue;
+      const root = find(parent, i);
+      let count = votes.get(root);
+      if (!count) votes.set(root, (count = new Float64Array(levels.colours.length)));
+      count[level] = (count[level] as number) + 1;
+    }
+  }
+  const levelOfPiece = new Map<number, number>();
+  for (const [root, count] of votes) {
+    let best = 0;
+    for (let level = 1; level < count.length; level++) if ((count[level] as number) > (count[best] as number)) best = level;
+    levelOfPiece.set(root, best);
+  }
+  for (let i = 0; i < inkOf.length; i++) {
+    if (!isMain(i)) continue;
+    const level = levelOfPiece.get(find(parent, i)) ?? 0;
+    if (level !== 0) inkOf[i] = inkOfLevel[level] as number;
+  }
+  return { inkOf, width, height, colours, boxes: boxesOf(inkOf, width, height, colours.length), main: levels.colours[0] as Rgb, mainIndex, ...(layers ? {} : { neutralOnly: true }) };
 }
 
 /** The index of the ink whose segment from the paper passes nearest the colour at `at` (RGB). */
@@ -262,7 +346,7 @@ interface Ink {
  * (MIN_INK_SHARE) joins the nearest that is one, as do the lightest past MAX_INKS. Undefined when
  * one ink is left. The main ink comes first.
  */
-function gatherInks(colours: { colour: Rgb; weight: number }[], paper: Rgb, fallback: Rgb): { inks: Rgb[]; main: Rgb } | undefined {
+function gatherInks(colours: { colour: Rgb; weight: number }[], paper: Rgb, fallback: Rgb, neutralColour?: Rgb): { inks: Rgb[]; main: Rgb; mainIndex?: number } | undefined {
   const order = colours.map((_, index) => index).sort((a, b) => (colours[b] as { weight: number }).weight - (colours[a] as { weight: number }).weight);
   const neutral: Ink = { lab: new Float32Array(3), r: 0, g: 0, b: 0, weight: 0 };
   const inks: Ink[] = [];
@@ -318,6 +402,6 @@ function gatherInks(colours: { colour: Rgb; weight: number }[], paper: Rgb, fall
   const total = inks.reduce((sum, ink) => sum + ink.weight, neutral.weight);
   const kept = [neutral, ...inks].filter((ink) => ink.weight > 0 && ink.weight >= MIN_INK_SHARE * total).slice(0, MAX_INKS);
   if (kept.length < 2) return undefined;
-  const meanOf = (ink: Ink): Rgb => (ink.weight > 0 ? { r: ink.r / ink.weight, g: ink.g / ink.weight, b: ink.b / ink.weight } : fallback);
-  return { inks: kept.map(meanOf), main: kept.includes(neutral) ? meanOf(neutral) : fallback };
+  const meanOf = (ink: Ink): Rgb => (ink === neutral && neutralColour ? neutralColour : ink.weight > 0 ? { r: ink.r / ink.weight, g: ink.g / ink.weight, b: ink.b / ink.weight } : fallback);
+  return { inks: kept.map(meanOf), main: kept.includes(neutral) ? meanOf(neutral) : fallback, ...(kept.includes(neutral) ? { mainIndex: 0 } : {}) };
 }

@@ -1,0 +1,208 @@
+// Grey text on a digital page: a code listing's grey comments, a web page's grey byline beside its
+// black body text. Grey and black lie on one line from the paper, so no pixel tells a grey stroke
+// from the anti-aliased edge of a black one; a whole glyph does: its darkest pixel is black in black
+// text and only grey in grey text. Each piece of ink (a glyph, as anti-aliasing draws it) is
+// classed by its darkest pixel into levels: black, and each grey a page writes in. Every level is
+// then thresholded halfway between the paper and its own tone, so grey letters keep their strokes
+// (one threshold for all cut them apart), and traced as an ink of its own (paint/ink-colours.ts).
+
+import { disjointSets, find, union } from '../segment/components.ts';
+import type { Rgb } from '../geometry.ts';
+
+/** The ink's levels on the source grid: the darkest first (black text), then the greys. */
+export interface NeutralLevels {
+  /** Per source pixel: the level of the piece it belongs to, or NO_LEVEL (paper, or a coloured piece). */
+  levelOf: Uint8Array;
+  /** Per source pixel: 1 where its piece's darkest tone lies within CLEAR_OF_LEVEL of its level's (a glyph clearly of that level, which levelledTones may stretch). */
+  clear: Uint8Array;
+  /** Each level's colour (the mean of its darker half). */
+  colours: Rgb[];
+  /** Each level's tone (normalised luma, paper at 255): its pieces' darkest, weighted by size. */
+  tones: number[];
+}
+
+/** levelOf's value for a pixel in no levelled piece. */
+export const NO_LEVEL = 255;
+
+/** A pixel this far under the paper (normalised luma) belongs to a piece: anti-aliasing included, the paper's own noise not (a digital page has none). */
+const PIECE_DEPTH = 24;
+/** Levels whose tones are this far apart (normalised luma) are separate inks; nearer, one (a glyph's darkest pixel varies with its weight and place on the grid). */
+const LEVEL_GAP = 40;
+/** A grey level's tone is at most this (normalised luma): lighter, it is a faint tint, no text. */
+const LIGHTEST_GREY = 215;
+/** A grey level holds at least this share of the ink's pixels and this many pixels: fewer are a few light dots or punctuation. */
+const MIN_LEVEL_SHARE = 0.03;
+const MIN_LEVEL_PIXELS = 200;
+/** A piece whose darkest pixels have more chroma than this (max − min of RGB) is coloured ink, read by its colour (ink-colours.ts). */
+const MAX_GREY_CHROMA = 24;
+/** At most this many levels (black and greys). */
+const MAX_LEVELS = 4;
+/**
+ * A piece whose darkest tone lies within this of its level's is clearly of it; one further off (a
+ * black glyph's thin stroke or small dot, never quite black) goes with the nearest level's ink but
+ * keeps its own threshold: stretched as a grey, a thin black letter swelled into a blob.
+ */
+const CLEAR_OF_LEVEL = 16;
+/** A level's colour is the mean of this share of its pixels, the darkest (ink.ts's CORE_SHARE). */
+const CORE_SHARE = 0.5;
+/** The darkest tones are binned this many levels wide to find their modes. */
+const BIN = 8;
+
+/**
+ * The neutral ink levels of a digital page's ink, from `tone` (normalised luma, paper at 255) and
+ * the RGBA it came from; undefined when there is one level (black text alone, or grey alone).
+ */
+export function neutralLevelsOf(rgba: Buffer, width: number, height: number, tone: Uint8Array): NeutralLevels | undefined {
+  // No grey at all (a 1-bit page): nothing to part, and no pieces to label.
+  let greys = 0;
+  for (let p = 0; p < tone.length; p++) if ((tone[p] as number) > LEVEL_GAP && (tone[p] as number) <= LIGHTEST_GREY) greys++;
+  if (greys < MIN_LEVEL_PIXELS) return undefined;
+  const below = 255 - PIECE_DEPTH;
+  const parent = disjointSets(width * height);
+  const isPiece = (p: number) => (tone[p] as number) < below;
+  for (let y = 0; y < height; y++) {
+    for (let x = 0, p = y * width; x < width; x++, p++) {
+      if (!isPiece(p)) continue;
+      if (x + 1 < width && isPiece(p + 1)) union(parent, p, p + 1);
+      if (y + 1 < height) {
+        if (isPiece(p + width)) union(parent, p, p + width);
+        if (x + 1 < width && isPiece(p + width + 1)) union(parent, p, p + width + 1);
+        if (x > 0 && isPiece(p + width - 1)) union(parent, p, p + width - 1);
+      }
+    }
+  }
+  // Each piece's darkest tone, its darkest pixel's colour and its size.
+  const pieceOf = new Int32Array(width * height).fill(-1);
+  const index = new Map<number, number>();
+  const darkest: number[] = [];
+  const darkestAt: number[] = [];
+  const sizes: number[] = [];
+  for (let p = 0; p < pieceOf.length; p++) {
+    if (!isPiece(p)) continue;
+    const root = find(parent, p);
+    let piece = index.get(root);
+    if (piece === undefined) {
+      piece = index.size;
+      index.set(root, piece);
+      darkest.push(256);
+      darkestAt.push(p);
+      sizes.push(0);
+    }
+    pieceOf[p] = piece;
+    sizes[piece] = (sizes[piece] as number) + 1;
+    if ((tone[p] as number) < (darkest[piece] as number)) {
+      darkest[piece] = tone[p] as number;
+      darkestAt[piece] = p;
+    }
+  }
+  const pieces = index.size;
+  if (pieces === 0) return undefined;
+  const grey = new Uint8Array(pieces);
+  let total = 0;
+  for (let piece = 0; piece < pieces; piece++) {
+    const at = (darkestAt[piece] as number) * 4;
+    const chroma = Math.max(rgba[at] as number, rgba[at + 1] as number, rgba[at + 2] as number) - Math.min(rgba[at] as number, rgba[at + 1] as number, rgba[at + 2] as number);
+    if (chroma <= MAX_GREY_CHROMA) grey[piece] = 1;
+    total += sizes[piece] as number;
+  }
+  // Levels: the modes of the pieces' darkest tones (weighted by size, in bins of BIN levels, lightly
+  // smoothed), the heaviest first, each at least LEVEL_GAP from those before it; every piece then
+  // goes to the nearest level.
+  const bins = new Float64Array(Math.ceil(256 / BIN));
+  for (let piece = 0; piece < pieces; piece++) {
+    if (grey[piece] !== 1 || (darkest[piece] as number) > LIGHTEST_GREY) continue;
+    const bin = ((darkest[piece] as number) / BIN) | 0;
+    bins[bin] = (bins[bin] as number) + (sizes[piece] as number);
+  }
+  const smooth = bins.map((value, bin) => value + 0.5 * ((bins[bin - 1] ?? 0) + (bins[bin + 1] ?? 0)));
+  const least = Math.max(MIN_LEVEL_PIXELS, MIN_LEVEL_SHARE * total);
+  const modes: { tone: number; weight: number }[] = [];
+  smooth.forEach((value, bin) => {
+    if (value >= (smooth[bin - 1] ?? 0) && value > (smooth[bin + 1] ?? 0) && value >= least) modes.push({ tone: (bin + 0.5) * BIN, weight: value });
+  });
+  modes.sort((a, b) => b.weight - a.weight);
+  const levelTones: number[] = [];
+  for (const mode of modes) if (levelTones.length < MAX_LEVELS && levelTones.every((tone) => Math.abs(tone - mode.tone) >= LEVEL_GAP)) levelTones.push(mode.tone);
+  if (levelTones.length < 2) return undefined;
+  levelTones.sort((a, b) => a - b);
+  const levelOfPiece = new Uint8Array(pieces).fill(NO_LEVEL);
+  const toneSums = levelTones.map(() => 0);
+  const weights = levelTones.map(() => 0);
+  for (let piece = 0; piece < pieces; piece++) {
+    if (grey[piece] !== 1) continue;
+    const value = darkest[piece] as number;
+    let nearest = 0;
+    for (let k = 1; k < levelTones.length; k++) if (Math.abs((levelTones[k] as number) - value) < Math.abs((levelTones[nearest] as number) - value)) nearest = k;
+    // Lighter than the lightest level by a gap: a faint mark, not text of that level.
+    if (value - (levelTones[nearest] as number) >= LEVEL_GAP) continue;
+    levelOfPiece[piece] = nearest;
+    toneSums[nearest] = (toneSums[nearest] as number) + value * (sizes[piece] as number);
+    weights[nearest] = (weights[nearest] as number) + (sizes[piece] as number);
+  }
+  const tones = toneSums.map((sum, k) => sum / Math.max(1, weights[k] as number));
+  // Each level's colour: the mean of its core, the darker half of its pixels under its own halfway
+  // (CORE_SHARE, as ink.ts takes the ink's colour): a thin stroke is part paper throughout, and
+  // painted in its darkest pixel's colour, text at 100 dpi came out heavier than the page shows it.
+  const histograms = levelTones.map(() => new Float64Array(256));
+  const halfway = tones.map((level) => (255 + level) / 2);
+  for (let p = 0; p < pieceOf.length; p++) {
+    const piece = pieceOf[p] as number;
+    if (piece < 0) continue;
+    const level = levelOfPiece[piece] as number;
+    if (level === NO_LEVEL || (tone[p] as number) >= (halfway[level] as number)) continue;
+    const histogram = histograms[level] as Float64Array;
+    histogram[tone[p] as number] = (histogram[tone[p] as number] as number) + 1;
+  }
+  const coreBelow = histograms.map((histogram) => {
+    const count = histogram.reduce((sum, value) => sum + value, 0);
+    let below = 0;
+    for (let t = 0; t < 256; t++) {
+      below += histogram[t] as number;
+      if (below >= CORE_SHARE * count) return t;
+    }
+    return 255;
+  });
+  const colourSums = levelTones.map(() => [0, 0, 0, 0]);
+  for (let p = 0; p < pieceOf.length; p++) {
+    const piece = pieceOf[p] as number;
+    if (piece < 0) continue;
+    const level = levelOfPiece[piece] as number;
+    if (level === NO_LEVEL || (tone[p] as number) > (coreBelow[level] as number)) continue;
+    const sum = colourSums[level] as number[];
+    sum[0] = (sum[0] as number) + (rgba[p * 4] as number);
+    sum[1] = (sum[1] as number) + (rgba[p * 4 + 1] as number);
+    sum[2] = (sum[2] as number) + (rgba[p * 4 + 2] as number);
+    sum[3] = (sum[3] as number) + 1;
+  }
+  const colours = colourSums.map(([r, g, b, w]) => ({ r: (r as number) / Math.max(1, w as number), g: (g as number) / Math.max(1, w as number), b: (b as number) / Math.max(1, w as number) }));
+  const levelOf = new Uint8Array(width * height).fill(NO_LEVEL);
+  const clear = new Uint8Array(width * height);
+  for (let p = 0; p < levelOf.length; p++) {
+    const piece = pieceOf[p] as number;
+    if (piece < 0) continue;
+    const level = levelOfPiece[piece] as number;
+    levelOf[p] = level;
+    if (level !== NO_LEVEL && Math.abs((darkest[piece] as number) - (tones[level] as number)) <= CLEAR_OF_LEVEL) clear[p] = 1;
+  }
+  return { levelOf, clear, colours, tones };
+}
+
+/**
+ * The tones stretched so that each grey level's own halfway point between the paper and its tone
+ * falls on `threshold`, where the page's threshold would cut its strokes: thresholded as one, every
+ * level keeps its strokes.
+ */
+export function levelledTones(tone: Uint8Array, levels: NeutralLevels, threshold: number): Uint8Array {
+  const out = Uint8Array.from(tone);
+  // The darkest level (black text) keeps the page's threshold, and a grey is only ever darkened:
+  // thinned, an i's dot, a pixel or two, falls under the speck filter, and thickened, black text
+  // touches the coloured words beside it and is parted from them pixel by pixel (ink-colours.ts).
+  const scales = levels.tones.map((level, k) => (k === 0 ? 1 : Math.max(1, (255 - threshold) / Math.max(1, (255 - level) / 2))));
+  for (let p = 0; p < out.length; p++) {
+    const level = levels.levelOf[p] as number;
+    if (level === NO_LEVEL || levels.clear[p] !== 1) continue;
+    const depth = (255 - (tone[p] as number)) * (scales[level] as number);
+    out[p] = Math.max(0, Math.round(255 - depth));
+  }
+  return out;
+}
