@@ -569,7 +569,7 @@ async function traceWorking(
   // budget: exact pixel outlines from the tracer, fitted here (line-art.ts): their hairlines and
   // lettering keep their place, without the squares of pixel-exact outlines.
   const ownInkFit = (kind === 'sketch' && fitsInkOutlines(curveMode, sketchUpscale)) || (kind === 'logo' && prepared.dense && curveMode === 'spline');
-  const config = buildTracerConfig(params, { kind, curveMode, workingScale, exactOutlines: ownInkFit });
+  const config = buildTracerConfig(params, { kind, curveMode, workingScale, exactOutlines: ownInkFit, digitalPage: prepared.digitalPaper === true });
 
   // Pixel art's translucent pixels lie over nothing: traced apart from the opaque ones, so that no
   // opaque shape stacked under them shows through.

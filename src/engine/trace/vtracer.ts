@@ -40,18 +40,24 @@ export function decimalPlaces(pathPrecision: number, longSide: number): number {
  * patch into its neighbour by colour as well as by size, and a screenshot's text and check boxes,
  * a map's labels and a cartoon's fine lines went (SSIM 0.798 → 0.877, 0.782 → 0.868; the cartoon's
  * most detailed 100 % crop 0.732 → 0.848; docs/decisions.md). Upscaled line art never keeps specks
- * under about one and a half source pixels.
+ * under about one and a half source pixels, a scan's dust and grain; a digital page's (`digitalPage`:
+ * paper of one exact colour, analyse/paper-tones.ts) under three quarters of one: it has no dust,
+ * and at 13 px a letter i's dot is a pixel and a half across (DIGITAL_PAGE_SPECK).
  */
-export function automaticSpeckle(kind: ImageKind, workingScale: number): number {
+export function automaticSpeckle(kind: ImageKind, workingScale: number, digitalPage = false): number {
   switch (kind) {
     case 'pixelart':
     case 'photo':
     case 'logo':
       return 0;
     case 'sketch':
-      return Math.max(2, Math.round(workingScale * 1.5));
+      return Math.max(2, Math.round(workingScale * (digitalPage ? DIGITAL_PAGE_SPECK : SCAN_SPECK)));
   }
 }
+
+/** Line art's automatic speckle side, in source pixels: a scan's, and a digital page's (automaticSpeckle). */
+const SCAN_SPECK = 1.5;
+const DIGITAL_PAGE_SPECK = 0.75;
 
 /**
  * curveMode auto. Pixel art stays pixel-exact; nothing else does, not even dense artwork (a map,
@@ -80,6 +86,8 @@ export interface TraceSettings {
   curveMode: ResolvedCurveMode;
   /** Working pixels per original pixel (≤ 1). */
   workingScale: number;
+  /** Line art on a digital page (automaticSpeckle). */
+  digitalPage?: boolean;
 }
 
 /** The VTracer configuration for these params on this kind of picture. */
@@ -87,7 +95,7 @@ export function buildTracerConfig(params: TraceParams, settings: TraceSettings):
   // Automatic speckle is in working pixels, but never finer than one source pixel of upscaled line art.
   const speckle =
     params.filterSpeckle === 0
-      ? automaticSpeckle(settings.kind, settings.workingScale)
+      ? automaticSpeckle(settings.kind, settings.workingScale, settings.digitalPage)
       : Math.max(1, Math.round(params.filterSpeckle * settings.workingScale));
   // Colour images arrive reduced to a palette (prepare.ts), pixel art with its own colours:
   // either way the tracer must keep every colour it is given.
