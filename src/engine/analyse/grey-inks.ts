@@ -6,7 +6,7 @@
 // then thresholded halfway between the paper and its own tone, so grey letters keep their strokes
 // (one threshold for all cut them apart), and traced as an ink of its own (paint/ink-colours.ts).
 
-import { disjointSets, find, union } from '../segment/components.ts';
+import { eightConnected, find } from '../segment/components.ts';
 import type { Rgb } from '../geometry.ts';
 
 /** The ink's levels on the source grid: the darkest first (black text), then the greys. */
@@ -58,19 +58,8 @@ export function neutralLevelsOf(rgba: Buffer, width: number, height: number, ton
   for (let p = 0; p < tone.length; p++) if ((tone[p] as number) > LEVEL_GAP && (tone[p] as number) <= LIGHTEST_GREY) greys++;
   if (greys < MIN_LEVEL_PIXELS) return undefined;
   const below = 255 - PIECE_DEPTH;
-  const parent = disjointSets(width * height);
   const isPiece = (p: number) => (tone[p] as number) < below;
-  for (let y = 0; y < height; y++) {
-    for (let x = 0, p = y * width; x < width; x++, p++) {
-      if (!isPiece(p)) continue;
-      if (x + 1 < width && isPiece(p + 1)) union(parent, p, p + 1);
-      if (y + 1 < height) {
-        if (isPiece(p + width)) union(parent, p, p + width);
-        if (x + 1 < width && isPiece(p + width + 1)) union(parent, p, p + width + 1);
-        if (x > 0 && isPiece(p + width - 1)) union(parent, p, p + width - 1);
-      }
-    }
-  }
+  const parent = eightConnected(width, height, isPiece);
   // Each piece's darkest tone, its darkest pixel's colour and its size.
   const pieceOf = new Int32Array(width * height).fill(-1);
   const index = new Map<number, number>();

@@ -6,7 +6,7 @@
 // writing, a coloured curve across black axes) is parted pixel by pixel. Each ink is then traced
 // as a binary layer of its own (trace/line-art.ts, traceInkLayers).
 
-import { disjointSets, find, union } from '../segment/components.ts';
+import { eightConnected, find } from '../segment/components.ts';
 import { oklabDistance, srgbToOklab } from '../check/oklab.ts';
 import type { Rgb } from '../geometry.ts';
 import { NO_LEVEL, type NeutralLevels } from '../analyse/grey-inks.ts';
@@ -93,18 +93,7 @@ export function inkLayersOf(ink: Buffer, width: number, height: number, upscale:
   const weightOf = (s: number) => Math.max(1, source.threshold - (source.tone[s] as number)) ** 2;
 
   // Pieces: 8-connected, numbered; each one's weighted colour.
-  const parent = disjointSets(width * height);
-  for (let y = 0; y < height; y++) {
-    for (let x = 0, i = y * width; x < width; x++, i++) {
-      if (!isInk(i)) continue;
-      if (x + 1 < width && isInk(i + 1)) union(parent, i, i + 1);
-      if (y + 1 < height) {
-        if (isInk(i + width)) union(parent, i, i + width);
-        if (x + 1 < width && isInk(i + width + 1)) union(parent, i, i + width + 1);
-        if (x > 0 && isInk(i + width - 1)) union(parent, i, i + width - 1);
-      }
-    }
-  }
+  const parent = eightConnected(width, height, isInk);
   const pieceOf = new Int32Array(width * height).fill(-1);
   const compact = new Map<number, number>();
   const sums: number[] = [];
@@ -256,18 +245,7 @@ export function withNeutralLevels(layers: InkLayers | undefined, ink: Buffer, wi
   // The main ink's pieces (8-connected on the traced grid) go whole to the level most of their
   // pixels lie in on the source grid: parted, a glyph's pieces would each be a speck of its layer.
   const isMain = (i: number) => inkOf[i] === mainIndex;
-  const parent = disjointSets(width * height);
-  for (let y = 0; y < height; y++) {
-    for (let x = 0, i = y * width; x < width; x++, i++) {
-      if (!isMain(i)) continue;
-      if (x + 1 < width && isMain(i + 1)) union(parent, i, i + 1);
-      if (y + 1 < height) {
-        if (isMain(i + width)) union(parent, i, i + width);
-        if (x + 1 < width && isMain(i + width + 1)) union(parent, i, i + width + 1);
-        if (x > 0 && isMain(i + width - 1)) union(parent, i, i + width - 1);
-      }
-    }
-  }
+  const parent = eightConnected(width, height, isMain);
   const votes = new Map<number, Float64Array>();
   for (let y = 0; y < height; y++) {
     const sourceRow = Math.min(sourceHeight - 1, (y / upscale) | 0) * sourceWidth;

@@ -25,6 +25,26 @@ export function union(parent: Int32Array, a: number, b: number): void {
   if (ra !== rb) parent[rb] = ra;
 }
 
+/**
+ * The union–find forest of the 8-connected areas of the pixels `member` accepts (every other pixel
+ * stays a singleton): an ink's pieces, as anti-aliasing joins a glyph's strokes diagonally.
+ */
+export function eightConnected(width: number, height: number, member: (i: number) => boolean): Int32Array {
+  const parent = disjointSets(width * height);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0, i = y * width; x < width; x++, i++) {
+      if (!member(i)) continue;
+      if (x + 1 < width && member(i + 1)) union(parent, i, i + 1);
+      if (y + 1 < height) {
+        if (member(i + width)) union(parent, i, i + width);
+        if (x + 1 < width && member(i + width + 1)) union(parent, i, i + width + 1);
+        if (x > 0 && member(i + width - 1)) union(parent, i, i + width - 1);
+      }
+    }
+  }
+  return parent;
+}
+
 /** Each pixel's 4-connected area of one exact word, as the index of one pixel of it. */
 export function componentRoots(words: Uint32Array, width: number, height: number): Int32Array {
   const parent = disjointSets(width * height);
