@@ -2,9 +2,10 @@
 // black body text. Grey and black lie on one line from the paper, so no pixel tells a grey stroke
 // from the anti-aliased edge of a black one; a whole glyph does: its darkest pixel is black in black
 // text and only grey in grey text. Each piece of ink (a glyph, as anti-aliasing draws it) is
-// classed by its darkest pixel into levels: black, and each grey a page writes in. Every level is
-// then thresholded halfway between the paper and its own tone, so grey letters keep their strokes
-// (one threshold for all cut them apart), and traced as an ink of its own (paint/ink-colours.ts).
+// classed by its darkest pixel into levels: black, and each grey a page writes in. Each grey is
+// then thresholded halfway between the paper and its own tone, so its letters keep their strokes
+// (the page's threshold, set between paper and black, cut them apart), and every level is traced
+// as an ink of its own (paint/ink-colours.ts).
 
 import { eightConnected, find } from '../segment/components.ts';
 import type { Rgb } from '../geometry.ts';
@@ -183,9 +184,8 @@ export function neutralLevelsOf(rgba: Buffer, width: number, height: number, ton
  */
 export function levelledTones(tone: Uint8Array, levels: NeutralLevels, threshold: number): Uint8Array {
   const out = Uint8Array.from(tone);
-  // The darkest level (black text) keeps the page's threshold, and a grey is only ever darkened:
-  // thinned, an i's dot, a pixel or two, falls under the speck filter, and thickened, black text
-  // touches the coloured words beside it and is parted from them pixel by pixel (ink-colours.ts).
+  // The darkest level (black text) keeps the page's threshold: thinned to its own halfway, a 13 px
+  // letter i's dot fell under the speck filter. A grey is only ever darkened.
   const scales = levels.tones.map((level, k) => (k === 0 ? 1 : Math.max(1, (255 - threshold) / Math.max(1, (255 - level) / 2))));
   for (let p = 0; p < out.length; p++) {
     const level = levels.levelOf[p] as number;
