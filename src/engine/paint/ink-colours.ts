@@ -214,9 +214,10 @@ function boxesOf(inkOf: Uint8Array, width: number, height: number, inks: number)
 
 /**
  * The main ink parted into a digital page's neutral levels (analyse/grey-inks.ts): each of its
- * traced pixels goes to the level of the piece its source pixel lies in, black text staying the
- * main ink in the black level's colour, each grey becoming an ink of its own. `layers` are the
- * coloured inks found (undefined: the ink was one, all of it main); `ink` is the binarised raster.
+ * pieces on the traced grid goes whole to the level most of its pixels lie in on the source grid,
+ * black text staying the main ink in the black level's colour, each grey becoming an ink of its
+ * own. `layers` are the coloured inks found (undefined: the ink was one, all of it main); `ink` is
+ * the binarised raster.
  */
 export function withNeutralLevels(layers: InkLayers | undefined, ink: Buffer, width: number, height: number, upscale: number, levels: NeutralLevels, sourceWidth: number, sourceHeight: number): InkLayers | undefined {
   const words = new Uint32Array(ink.buffer, ink.byteOffset, width * height);
