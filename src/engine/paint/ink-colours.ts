@@ -242,7 +242,6 @@ export function withNeutralLevels(layers: InkLayers | undefined, ink: Buffer, wi
     colours.push(colour);
     return colours.length - 1;
   });
-  if (colours.length > PAPER) return layers;
   // The main ink's pieces (8-connected on the traced grid) go whole to the level most of their
   // pixels lie in on the source grid: parted, a glyph's pieces would each be a speck of its layer.
   const isMain = (i: number) => inkOf[i] === mainIndex;

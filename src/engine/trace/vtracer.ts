@@ -42,7 +42,7 @@ export function decimalPlaces(pathPrecision: number, longSide: number): number {
  * most detailed 100 % crop 0.732 → 0.848; docs/decisions.md). Upscaled line art never keeps specks
  * under about one and a half source pixels, a scan's dust and grain; a digital page's (`digitalPage`:
  * paper of one exact colour, analyse/paper-tones.ts) under three quarters of one: it has no dust,
- * and at 13 px a letter i's dot is a pixel and a half across (DIGITAL_PAGE_SPECK).
+ * and at 13 px a letter i's dot is about a pixel across (DIGITAL_PAGE_SPECK).
  */
 export function automaticSpeckle(kind: ImageKind, workingScale: number, digitalPage = false): number {
   switch (kind) {
