@@ -44,6 +44,21 @@ const MAX_LEVELS = 4;
  * keeps its own threshold: stretched as a grey, a thin black letter swelled into a blob.
  */
 const CLEAR_OF_LEVEL = 16;
+/**
+ * A piece at most this many pixels across (its box's narrower side) may cover no pixel whole (a
+ * 13 px l, i, I or ! and most full stops: strokes under two pixels wide), so its darkest pixel is
+ * as grey as grey text's, and black letters came out grey; or it may be grey text's own, lighter
+ * than its level. Its darkest pixel is no evidence: it takes the level of its nearest wider
+ * neighbour, as does a piece not clearly of any level.
+ */
+const NARROW_PIECE = 3;
+/**
+ * How far a piece looks for its neighbour (pixels between their boxes): along its line, this many
+ * times its height, past a run of narrow glyphs ("ill", "1.1"); across lines, half its height, so
+ * that it never takes the level of the line above or below. At least MIN_REACH either way.
+ */
+const LINE_REACH = 3;
+const MIN_REACH = 2;
 /** A level's colour is the mean of this share of its pixels, the darkest (ink.ts's CORE_SHARE). */
 const CORE_SHARE = 0.5;
 /** The darkest tones are binned this many levels wide to find their modes. */
@@ -67,6 +82,7 @@ export function neutralLevelsOf(rgba: Buffer, width: number, height: number, ton
   const darkest: number[] = [];
   const darkestAt: number[] = [];
   const sizes: number[] = [];
+  const boxes: number[][] = [];
   for (let p = 0; p < pieceOf.length; p++) {
     if (!isPiece(p)) continue;
     const root = find(parent, p);
@@ -77,8 +93,16 @@ export function neutralLevelsOf(rgba: Buffer, width: number, height: number, ton
       darkest.push(256);
       darkestAt.push(p);
       sizes.push(0);
+      boxes.push([width, height, -1, -1]);
     }
     pieceOf[p] = piece;
+    const box = boxes[piece] as number[];
+    const x = p % width;
+    const y = (p - x) / width;
+    box[0] = Math.min(box[0] as number, x);
+    box[1] = Math.min(box[1] as number, y);
+    box[2] = Math.max(box[2] as number, x);
+    box[3] = Math.max(box[3] as number, y);
     sizes[piece] = (sizes[piece] as number) + 1;
     if ((tone[p] as number) < (darkest[piece] as number)) {
       darkest[piece] = tone[p] as number;
@@ -95,12 +119,16 @@ export function neutralLevelsOf(rgba: Buffer, width: number, height: number, ton
     if (chroma <= MAX_GREY_CHROMA) grey[piece] = 1;
     total += sizes[piece] as number;
   }
-  // Levels: the modes of the pieces' darkest tones (weighted by size, in bins of BIN levels, lightly
-  // smoothed), the heaviest first, each at least LEVEL_GAP from those before it; every piece then
-  // goes to the nearest level.
+  const isNarrow = (piece: number) => {
+    const [left, top, right, bottom] = boxes[piece] as [number, number, number, number];
+    return Math.min(right - left, bottom - top) + 1 <= NARROW_PIECE;
+  };
+  // Levels: the modes of the darkest tones of pieces wider than NARROW_PIECE (weighted by size, in
+  // bins of BIN levels, lightly smoothed), the heaviest first, each at least LEVEL_GAP from those
+  // before it; every piece then goes to the nearest level.
   const bins = new Float64Array(Math.ceil(256 / BIN));
   for (let piece = 0; piece < pieces; piece++) {
-    if (grey[piece] !== 1 || (darkest[piece] as number) > LIGHTEST_GREY) continue;
+    if (grey[piece] !== 1 || (darkest[piece] as number) > LIGHTEST_GREY || isNarrow(piece)) continue;
     const bin = ((darkest[piece] as number) / BIN) | 0;
     bins[bin] = (bins[bin] as number) + (sizes[piece] as number);
   }
@@ -130,6 +158,18 @@ export function neutralLevelsOf(rgba: Buffer, width: number, height: number, ton
     weights[nearest] = (weights[nearest] as number) + (sizes[piece] as number);
   }
   const tones = toneSums.map((sum, k) => sum / Math.max(1, weights[k] as number));
+  const isClear = (piece: number) => levelOfPiece[piece] !== NO_LEVEL && Math.abs((darkest[piece] as number) - (tones[levelOfPiece[piece] as number] as number)) <= CLEAR_OF_LEVEL;
+  const clearPiece = Uint8Array.from({ length: pieces }, (_, piece) => (isClear(piece) ? 1 : 0));
+  const witness = Uint8Array.from({ length: pieces }, (_, piece) => (clearPiece[piece] === 1 && !isNarrow(piece) ? 1 : 0));
+  for (let piece = 0; piece < pieces; piece++) {
+    if (grey[piece] !== 1 || witness[piece] === 1) continue;
+    const neighbour = nearestWitness(boxes[piece] as number[], pieceOf, witness, width, height);
+    if (neighbour === undefined) continue;
+    // Of its neighbour's level, and clearly so: a thin grey stroke is darkened with its grey's
+    // other strokes (levelledTones), as a thin black one of the same coverage is traced.
+    levelOfPiece[piece] = levelOfPiece[neighbour] as number;
+    clearPiece[piece] = 1;
+  }
   // Each level's colour: the mean of its core, the darker half of its pixels under its own halfway
   // (CORE_SHARE, as ink.ts takes the ink's colour): a thin stroke is part paper throughout, and
   // painted in its darkest pixel's colour, text at 100 dpi came out heavier than the page shows it.
@@ -172,9 +212,35 @@ export function neutralLevelsOf(rgba: Buffer, width: number, height: number, ton
     if (piece < 0) continue;
     const level = levelOfPiece[piece] as number;
     levelOf[p] = level;
-    if (level !== NO_LEVEL && Math.abs((darkest[piece] as number) - (tones[level] as number)) <= CLEAR_OF_LEVEL) clear[p] = 1;
+    if (clearPiece[piece] === 1) clear[p] = 1;
   }
   return { levelOf, clear, colours, tones };
+}
+
+/**
+ * The piece whose level is evidence (`witness`: clearly of its level, and wider than NARROW_PIECE)
+ * nearest to the box [left, top, right, bottom], within LINE_REACH times the box's height along
+ * its line and half that height across (MIN_REACH at least), by the gap between them along either axis.
+ */
+function nearestWitness(box: number[], pieceOf: Int32Array, witness: Uint8Array, width: number, height: number): number | undefined {
+  const [left, top, right, bottom] = box as [number, number, number, number];
+  const along = Math.max(MIN_REACH, LINE_REACH * (bottom - top + 1));
+  const across = Math.max(MIN_REACH, Math.round((bottom - top + 1) / 2));
+  let nearest: number | undefined;
+  let nearestGap = Infinity;
+  for (let y = Math.max(0, top - across); y <= Math.min(height - 1, bottom + across); y++) {
+    const dy = y < top ? top - y : y > bottom ? y - bottom : 0;
+    for (let x = Math.max(0, left - along); x <= Math.min(width - 1, right + along); x++) {
+      const piece = pieceOf[y * width + x] as number;
+      if (piece < 0 || witness[piece] !== 1) continue;
+      const gap = Math.max(dy, x < left ? left - x : x > right ? x - right : 0);
+      if (gap < nearestGap) {
+        nearestGap = gap;
+        nearest = piece;
+      }
+    }
+  }
+  return nearest;
 }
 
 /**

@@ -116,3 +116,56 @@ test('grey writing beside black is traced grey, the black black', async () => {
   assert.ok(distance(grey.lab, oklabOf(GREY)) < 0.08, `grey drawn ${Array.from(grey.lab).map((v) => v.toFixed(3))}`);
   assert.equal(result.check.attempts.length, 1, 'black and grey alone ask no retrace as artwork');
 });
+
+/**
+ * Rows of glyphs: rings (wide, reaching their ink's full tone) with a bar one pixel wide beside
+ * each, centred on a pixel edge so that it covers two columns by half (a 13 px l or i, never
+ * darker than half its ink).
+ */
+function glyphRowsSvg(rows: { top: number; colour: string }[]): string {
+  const glyphs = rows.map(({ top, colour }) => {
+    let row = '';
+    for (let x = 40; x < WIDTH - 40; x += 24) {
+      row += `<circle cx="${x + 6}" cy="${top + 7}" r="5" fill="none" stroke="${colour}" stroke-width="2.5"/>`;
+      row += `<rect x="${x + 15.5}" y="${top}" width="1" height="14" fill="${colour}"/>`;
+    }
+    return row;
+  });
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${HEIGHT}"><rect width="${WIDTH}" height="${HEIGHT}" fill="#fff"/>${glyphs.join('')}</svg>`;
+}
+
+test('a thin glyph takes the level of the wider glyphs beside it, not of its own grey darkest pixel', async () => {
+  const blackTops = [20, 60, 100, 140];
+  const greyTops = [180, 220, 260];
+  const { rgba } = await renderSvg(glyphRowsSvg([...blackTops.map((top) => ({ top, colour: BLACK })), ...greyTops.map((top) => ({ top, colour: GREY }))]));
+  const separation = separateInk(rgba, WIDTH, HEIGHT);
+  const levels = neutralLevelsOf(rgba, WIDTH, HEIGHT, separation.normalised);
+  assert.ok(levels, 'levels found');
+  assert.equal(levels.tones.length, 2);
+  // The bars' pixels, by the level they are given: a black bar is at most half black, as grey as the grey rings.
+  const bars = (tops: number[]) => {
+    const counts = new Map<number, number>();
+    let darkest = 255;
+    for (const top of tops) {
+      for (let x = 40; x < WIDTH - 40; x += 24) {
+        for (let y = top + 2; y < top + 12; y++) {
+          for (const column of [x + 15, x + 16]) {
+            const p = y * WIDTH + column;
+            darkest = Math.min(darkest, separation.normalised[p] as number);
+            counts.set(levels.levelOf[p] as number, (counts.get(levels.levelOf[p] as number) ?? 0) + 1);
+          }
+        }
+      }
+    }
+    return { counts, darkest };
+  };
+  const black = bars(blackTops);
+  const grey = bars(greyTops);
+  assert.ok(Math.abs(black.darkest - (levels.tones[1] as number)) < Math.abs(black.darkest - (levels.tones[0] as number)), `a black bar's darkest tone ${black.darkest} is nearer the grey level's (${levels.tones.map(Math.round)})`);
+  assert.deepEqual([...black.counts.keys()], [0], `black bars' levels ${JSON.stringify([...black.counts])}`);
+  assert.deepEqual([...grey.counts.keys()], [1], `grey bars' levels ${JSON.stringify([...grey.counts])}`);
+  // The grey bars are darkened with their level's other strokes, so the page's threshold keeps them.
+  const levelled = levelledTones(separation.normalised, levels, separation.threshold);
+  const barPixel = (greyTops[0] as number) * WIDTH + WIDTH * 6 + 55;
+  assert.ok((levelled[barPixel] as number) < separation.threshold, `a grey bar's pixel ${separation.normalised[barPixel]} → ${levelled[barPixel]}, threshold ${separation.threshold}`);
+});
