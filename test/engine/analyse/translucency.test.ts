@@ -6,7 +6,7 @@ import sharp from 'sharp';
 import { convertImage } from '../../../src/engine/convert.ts';
 import { DEFAULT_PARAMS } from '../../../src/engine/params.ts';
 import { stretchAlpha, translucentOpacity, TRANSLUCENT_BELOW } from '../../../src/engine/analyse/translucency.ts';
-import { randomSequence, renderSvg } from '../fixtures.ts';
+import { greyscalePhoto, randomSequence, renderSvg } from '../fixtures.ts';
 
 const LIMITS = { maxInputPixels: 100_000_000 };
 
@@ -68,6 +68,47 @@ test('translucentOpacity: the alpha of artwork translucent as a whole; none for 
   assert.equal(translucentOpacity(rgbaImage(opaque, 200, 100)), undefined);
   assert.equal(translucentOpacity(rgbaImage(Buffer.alloc(200 * 100 * 4), 200, 100)), undefined);
   assert.ok(TRANSLUCENT_BELOW < 1);
+});
+
+/** The stripes at `alpha` with an opaque title: a white bar over the middle (about 8 % of the picture). */
+function overlayWithTitle(width: number, height: number, alpha: number): Buffer {
+  const rgba = stripes(width, height, alpha);
+  for (let y = Math.round(height * 0.4); y < Math.round(height * 0.56); y++) {
+    for (let x = Math.round(width * 0.25); x < Math.round(width * 0.75); x++) rgba.set([250, 240, 245, 255], (y * width + x) * 4);
+  }
+  return rgba;
+}
+
+test('translucentOpacity: an overlay with opaque details is translucent at its commonest alpha, if the details lose little by it', () => {
+  // A pause screen at 223 with an opaque title: the title drawn at 0.875 loses an eighth of its opacity.
+  assert.equal(translucentOpacity(rgbaImage(overlayWithTitle(200, 100, 223), 200, 100)), Math.round((223 / 255) * 1000) / 1000);
+  // At 140, the title would be drawn at 0.55: opaque artwork on a translucent plate stays as it is.
+  assert.equal(translucentOpacity(rgbaImage(overlayWithTitle(200, 100, 140), 200, 100)), undefined);
+  // Opaque artwork with a soft shadow at 80 over most of the canvas: its few opaque pixels would be drawn faint.
+  const shadow = stripes(200, 100, 80);
+  for (let i = 3; i < shadow.length; i += 4 * 40) shadow[i] = 255;
+  assert.equal(translucentOpacity(rgbaImage(shadow, 200, 100)), undefined);
+});
+
+test('fail-safe: a photograph overlaid at 87 % with an opaque title comes back translucent, its shapes not compounded to opaque', async () => {
+  const width = 320;
+  const height = 240;
+  const source = Buffer.from((await sharp(await greyscalePhoto(width, height, 5)).ensureAlpha().raw().toBuffer()));
+  for (let i = 3; i < source.length; i += 4) source[i] = 223;
+  for (let y = 96; y < 130; y++) for (let x = 80; x < 240; x++) source.set([250, 240, 245, 255], (y * width + x) * 4);
+  const image = await sharp(source, { raw: { width, height, channels: 4 } }).png().toBuffer();
+  // Traced as a photograph: its stacked shapes are what compounded (the artwork path's regions do not overlap).
+  const result = await convertImage({ image, params: { ...DEFAULT_PARAMS, mode: 'photo' } }, LIMITS);
+  assert.match(result.svg, /<g opacity="0\.875">/);
+  const drawn = await renderSvg(result.svg);
+  for (const background of [0, 255]) {
+    const { colour, alpha } = difference(source, drawn.rgba, background);
+    // The title alone, 7 % of the picture drawn at the overlay's opacity, is off: by 32 of alpha.
+    // Each stacked shape at its own opacity, the photograph came out opaque: 30 off.
+    assert.ok(alpha < 4, `mean alpha off by ${alpha.toFixed(1)}`);
+    assert.ok(colour < 6, `over ${background}: mean colour off by ${colour.toFixed(1)}`);
+  }
+  assert.ok(result.fidelity > 0.8, `fidelity ${result.fidelity}`);
 });
 
 test('stretchAlpha: alpha divided by the opacity, at most opaque; colours untouched', () => {
