@@ -592,6 +592,14 @@ export const RULES = {
   inkOnPaper: { minPaperLuma: 120, minContrast: 40, maxOffLineShare: 0.1, maxSaturatedOffLineShare: 0.01, maxContinuousToneShare: 0.0025 },
   inkWithoutPaper: { maxMeanChroma: 8, minDarkShare: 0.1 },
   /**
+   * Ink on transparency by its extremes alone, with soft changes (isInkWithoutPaper's first test,
+   * softEdgeShare 0.4 or more): a glossy light icon with a dark rim and a shadow passes for a black
+   * and white drawing. Also traced as artwork, kept if it scores this much higher (doubtfulAlternative):
+   * a menu icon's three shaded bars 0.763 as ink, flat grey, 0.915 as artwork; the tune part's line
+   * art on transparency (softEdgeShare 0.66) scores 0.013 lower as artwork and stays ink.
+   */
+  softInkOnTransparency: { minSoftEdgeShare: 0.4, minLogoGain: 0.03 },
+  /**
    * Flat colour that is ink on paper but for its colours (doubtfulAlternative): also traced as
    * ink, kept if it scores this much higher. Pages of manuals and a code listing 0.011–0.037
    * saturated off the ink's line; their ink scores 0.010–0.015 higher.
@@ -738,7 +746,8 @@ export interface Doubt {
 
 /**
  * A second kind worth tracing when the statistics leave the first in doubt; the self-check then
- * keeps the better result (convert.ts). A colour image taken for a photograph with nearly as many
+ * keeps the better result (convert.ts). Ink on transparency with soft changes may be a glossy light
+ * icon (RULES.softInkOnTransparency). A colour image taken for a photograph with nearly as many
  * exactly equal neighbours as flat artwork has (RULES.flatColour.minEqualInColour) may be artwork
  * with smooth shading: colour photographs measured have at most 0.2. The other way, a dark image
  * (darkWithRamps) or one with almost no equal neighbours (noisyWithRamps) is in doubt. A colour
@@ -746,6 +755,11 @@ export interface Doubt {
  * but the logo's trace must win by a margin there (RULES.fallThrough).
  */
 export function doubtfulAlternative(kind: ImageKind, stats: ImageStats, facts: ImageFacts): Doubt | undefined {
+  if (kind === 'sketch') {
+    const rule = RULES.softInkOnTransparency;
+    const onTransparency = stats.transparentShare >= OPAQUE_BELOW;
+    return onTransparency && stats.softEdgeShare >= rule.minSoftEdgeShare ? { kind: 'logo', margin: rule.minLogoGain } : undefined;
+  }
   if (kind === 'logo') {
     if (largerThanIcon(facts) && (darkWithRamps(stats) || noisyWithRamps(stats))) return { kind: 'photo', margin: 0 };
     return mayBeInkInColours(stats, facts) ? { kind: 'sketch', margin: RULES.inkInColours.minGain } : undefined;

@@ -171,6 +171,23 @@ test('fail-safe: light artwork on transparency is artwork, not the paper of a dr
   assert.ok(Math.abs(source - traced) < 0.02, `coverage ${source.toFixed(3)} → ${traced.toFixed(3)}`);
 });
 
+test('fail-safe: a glossy light icon with a dark rim and a shadow on transparency is in doubt as ink: traced as artwork too, which keeps its shading', async () => {
+  // A menu icon's three bars: light grey gradients, a dark rim, a soft dark shadow. Near white and
+  // near black as line art is, but its changes are soft.
+  const bars = [64, 112, 160].map((y) => `<rect x="34" y="${y + 6}" width="188" height="26" rx="13" fill="#000" fill-opacity="0.9" filter="url(#s)"/><rect x="32" y="${y}" width="192" height="28" rx="14" fill="url(#g)" stroke="#383838" stroke-width="3"/>`);
+  const icon = await drawn(
+    '<svg xmlns="http://www.w3.org/2000/svg" width="256" height="256"><defs><linearGradient id="g" x1="0" x2="1"><stop offset="0" stop-color="#fafafa"/><stop offset="0.5" stop-color="#e4e4e4"/><stop offset="1" stop-color="#f4f4f4"/></linearGradient>' +
+      `<filter id="s" x="-20%" y="-50%" width="140%" height="200%"><feGaussianBlur stdDeviation="3"/></filter></defs>${bars.join('')}</svg>`,
+  );
+  const stats = await statsOf(icon);
+  assert.ok(stats.softEdgeShare >= RULES.softInkOnTransparency.minSoftEdgeShare, `soft changes ${stats.softEdgeShare.toFixed(2)}`);
+  const result = await convertImage({ image: icon, params: DEFAULT_PARAMS }, LIMITS);
+  assert.deepEqual(result.check.attempts.map((a) => [a.kind, a.reason]).slice(0, 2), [['sketch', 'first'], ['logo', 'doubt']]);
+  // As ink its bars came back flat grey (0.823); as artwork they keep their shading.
+  assert.equal(result.chosen.mode, 'logo');
+  assert.ok(result.fidelity > 0.9, `fidelity ${result.fidelity}`);
+});
+
 test('fail-safe: line art on transparency traced as ink keeps every opaque pixel (the paper is painted, not dropped)', async () => {
   // A white figure outlined in black, on transparency, forced through the ink path.
   const figure = await drawn(
