@@ -59,6 +59,12 @@ const NARROW_PIECE = 3;
  */
 const LINE_REACH = 3;
 const MIN_REACH = 2;
+/**
+ * Only a piece of a glyph's size (its longer side at most this, in pixels: a 2× screenshot's
+ * headings) takes a neighbour's level; a longer one is a rule or a frame, not a letter of the line
+ * beside it, and a light one is left as light as it is.
+ */
+const MAX_GLYPH_SIDE = 64;
 /** A level's colour is the mean of this share of its pixels, the darkest (ink.ts's CORE_SHARE). */
 const CORE_SHARE = 0.5;
 /** The darkest tones are binned this many levels wide to find their modes. */
@@ -161,8 +167,12 @@ export function neutralLevelsOf(rgba: Buffer, width: number, height: number, ton
   const isClear = (piece: number) => levelOfPiece[piece] !== NO_LEVEL && Math.abs((darkest[piece] as number) - (tones[levelOfPiece[piece] as number] as number)) <= CLEAR_OF_LEVEL;
   const clearPiece = Uint8Array.from({ length: pieces }, (_, piece) => (isClear(piece) ? 1 : 0));
   const witness = Uint8Array.from({ length: pieces }, (_, piece) => (clearPiece[piece] === 1 && !isNarrow(piece) ? 1 : 0));
+  const isGlyphSized = (piece: number) => {
+    const [left, top, right, bottom] = boxes[piece] as [number, number, number, number];
+    return Math.max(right - left, bottom - top) + 1 <= MAX_GLYPH_SIDE;
+  };
   for (let piece = 0; piece < pieces; piece++) {
-    if (grey[piece] !== 1 || witness[piece] === 1) continue;
+    if (grey[piece] !== 1 || witness[piece] === 1 || !isGlyphSized(piece)) continue;
     const neighbour = nearestWitness(boxes[piece] as number[], pieceOf, witness, width, height);
     if (neighbour === undefined) continue;
     // Of its neighbour's level, and clearly so: a thin grey stroke is darkened with its grey's

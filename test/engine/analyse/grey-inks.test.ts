@@ -169,3 +169,18 @@ test('a thin glyph takes the level of the wider glyphs beside it, not of its own
   const barPixel = (greyTops[0] as number) * WIDTH + WIDTH * 6 + 55;
   assert.ok((levelled[barPixel] as number) < separation.threshold, `a grey bar's pixel ${separation.normalised[barPixel]} → ${levelled[barPixel]}, threshold ${separation.threshold}`);
 });
+
+test('a light rule beside grey writing is no letter of it: it keeps its own tone', async () => {
+  // The grey rows of glyphs, and a light grey vertical rule a pixel wide down their right side.
+  const greyTops = [180, 220, 260];
+  const rows = glyphRowsSvg([20, 60, 100, 140].map((top) => ({ top, colour: BLACK })).concat(greyTops.map((top) => ({ top, colour: GREY }))));
+  const svg = rows.replace('</svg>', `<rect x="${WIDTH - 24}" y="170" width="1" height="120" fill="#c0c0c0"/></svg>`);
+  const { rgba } = await renderSvg(svg);
+  const separation = separateInk(rgba, WIDTH, HEIGHT);
+  const levels = neutralLevelsOf(rgba, WIDTH, HEIGHT, separation.normalised);
+  assert.ok(levels, 'levels found');
+  const levelled = levelledTones(separation.normalised, levels, separation.threshold);
+  const rulePixel = 230 * WIDTH + WIDTH - 24;
+  assert.ok((separation.normalised[rulePixel] as number) < 235, 'the rule is ink');
+  assert.equal(levelled[rulePixel], separation.normalised[rulePixel], 'the rule is not darkened as grey writing');
+});
