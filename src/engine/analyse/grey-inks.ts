@@ -125,10 +125,7 @@ export function neutralLevelsOf(rgba: Buffer, width: number, height: number, ton
     if (chroma <= MAX_GREY_CHROMA) grey[piece] = 1;
     total += sizes[piece] as number;
   }
-  const isNarrow = (piece: number) => {
-    const [left, top, right, bottom] = boxes[piece] as [number, number, number, number];
-    return Math.min(right - left, bottom - top) + 1 <= NARROW_PIECE;
-  };
+  const isNarrow = (piece: number) => sidesOf(boxes[piece] as number[])[0] <= NARROW_PIECE;
   // Levels: the modes of the darkest tones of pieces wider than NARROW_PIECE (weighted by size, in
   // bins of BIN levels, lightly smoothed), the heaviest first, each at least LEVEL_GAP from those
   // before it; every piece then goes to the nearest level.
@@ -167,10 +164,7 @@ export function neutralLevelsOf(rgba: Buffer, width: number, height: number, ton
   const isClear = (piece: number) => levelOfPiece[piece] !== NO_LEVEL && Math.abs((darkest[piece] as number) - (tones[levelOfPiece[piece] as number] as number)) <= CLEAR_OF_LEVEL;
   const clearPiece = Uint8Array.from({ length: pieces }, (_, piece) => (isClear(piece) ? 1 : 0));
   const witness = Uint8Array.from({ length: pieces }, (_, piece) => (clearPiece[piece] === 1 && !isNarrow(piece) ? 1 : 0));
-  const isGlyphSized = (piece: number) => {
-    const [left, top, right, bottom] = boxes[piece] as [number, number, number, number];
-    return Math.max(right - left, bottom - top) + 1 <= MAX_GLYPH_SIDE;
-  };
+  const isGlyphSized = (piece: number) => sidesOf(boxes[piece] as number[])[1] <= MAX_GLYPH_SIDE;
   for (let piece = 0; piece < pieces; piece++) {
     if (grey[piece] !== 1 || witness[piece] === 1 || !isGlyphSized(piece)) continue;
     const neighbour = nearestWitness(boxes[piece] as number[], pieceOf, witness, width, height);
@@ -225,6 +219,14 @@ export function neutralLevelsOf(rgba: Buffer, width: number, height: number, ton
     if (clearPiece[piece] === 1) clear[p] = 1;
   }
   return { levelOf, clear, colours, tones };
+}
+
+/** The shorter and the longer side (pixels) of a box [left, top, right, bottom]. */
+function sidesOf(box: number[]): [number, number] {
+  const [left, top, right, bottom] = box as [number, number, number, number];
+  const across = right - left + 1;
+  const down = bottom - top + 1;
+  return [Math.min(across, down), Math.max(across, down)];
 }
 
 /**
