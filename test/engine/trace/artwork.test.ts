@@ -218,6 +218,39 @@ test('translucent regions lie side by side: a translucent disc inside a transluc
   assert.ok(Math.abs(square.a - 128) <= 24 && square.b > 120, `square: alpha ${square.a}, blue ${square.b.toFixed(0)}`);
 });
 
+test('translucent regions too many to trace alone are cut apart: none shows another through itself', async () => {
+  // A faint ground over the whole image under concentric translucent rings of alternating hues
+  // (an icon inside a glow): their boxes add up to more than the budget for tracing each alone,
+  // so they are traced together. Stacked, each ring's shape would run under the rings inside it
+  // and the ground under all of them: darker, more opaque, the hues mixed.
+  const hues: [number, number, number][] = [[220, 40, 40], [40, 60, 220], [40, 180, 60], [230, 200, 30]];
+  const ringOf = (x: number, y: number) => Math.floor(Math.hypot(x - 48, y - 48) / 4);
+  const image = await drawn(96, 96, (x, y) => {
+    const ring = ringOf(x, y);
+    if (ring < 11) return [...(hues[ring % hues.length] as [number, number, number]), 150];
+    return [255, 180, 180, 50];
+  });
+  // The first trace itself, not a retrace the check might choose.
+  const { svg } = await convertImage({ image, params: { ...DEFAULT_PARAMS } }, { ...LIMITS, noRetrace: true });
+  const { pixels, width } = render(svg, 96 * 4, 'rgba(0, 0, 0, 0)');
+  const at = (x: number, y: number) => {
+    const i = (Math.round(y * 4) * width + Math.round(x * 4)) * 4;
+    const a = pixels[i + 3] as number;
+    const straight = (c: number) => (a === 0 ? 0 : ((pixels[i + c] as number) * 255) / a);
+    return { rgb: [straight(0), straight(1), straight(2)], a };
+  };
+  for (let ring = 1; ring < 11; ring++) {
+    // The middle of each ring, on its right: the ring's own hue at its own opacity.
+    const drawnAt = at(48 + ring * 4 + 2, 48);
+    const hue = hues[ring % hues.length] as [number, number, number];
+    assert.ok(Math.abs(drawnAt.a - 150) <= 24, `ring ${ring}: alpha ${drawnAt.a}`);
+    const off = Math.max(...hue.map((c, i) => Math.abs(c - (drawnAt.rgb[i] as number))));
+    assert.ok(off <= 40, `ring ${ring}: ${drawnAt.rgb.map((c) => c.toFixed(0)).join(', ')} for ${hue.join(', ')}`);
+  }
+  const ground = at(4, 4);
+  assert.ok(Math.abs(ground.a - 50) <= 16, `ground: alpha ${ground.a}`);
+});
+
 test('a square stays a square (straight sides, sharp corners) and a disc stays round', async () => {
   const image = await drawn(96, 64, (x, y) => {
     if (x >= 8.4 && x < 40.4 && y >= 16.2 && y < 48.2) return [30, 90, 200, 255];
