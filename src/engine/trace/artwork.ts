@@ -203,7 +203,8 @@ function nearestRegion(colours: Uint32Array, r: number, g: number, b: number, el
  * in the source, so nothing may be stacked under them: each is traced alone, on its own box, and
  * painted first (stacked with the others, one lying in another's hole would show that one through
  * itself, darker; VTracer's cutout mode separates them too, but took up to 4 s on a 1 MP grid).
- * The opaque regions are then traced together, stacked, with the translucent ones as holes.
+ * Past a budget they are traced together and cut apart. The opaque regions are then traced
+ * together, stacked, with the translucent ones as holes.
  */
 async function traceLabels(labels: Int32Array, width: number, height: number, colours: Uint32Array, paints: RegionPaint[], config: Config): Promise<TracedShape[]> {
   const translucent = paints.map((paint) => paintOpacity(paint) < OPAQUE_ABOVE);
@@ -216,8 +217,8 @@ async function traceLabels(labels: Int32Array, width: number, height: number, co
     shapes.push(shape);
   };
   const boxes = regionBoxes(labels, width, height, colours.length).filter((box) => translucent[box.region]);
-  // Many large boxes (bands of a translucent diagonal gradient) would cost more than they are
-  // worth: past the budget, the translucent regions are traced together, stacked, as before.
+  // Many large boxes (bands of a translucent diagonal gradient, an icon inside a faint glow) would
+  // cost more than they are worth: past the budget, the translucent regions are traced together.
   const boxPixels = boxes.reduce((sum, box) => sum + (box.x1 - box.x0 + 2) * (box.y1 - box.y0 + 2), 0);
   const alone = boxPixels <= ALONE_BUDGET * width * height;
   if (alone) for (const box of boxes) for (const shape of await traceRegionAlone(labels, width, box, config)) painted(shape, box.region);
