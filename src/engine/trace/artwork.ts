@@ -169,18 +169,41 @@ export function curveOptions(params: TraceParams, perPixel: number): CurveOption
  * stacks each region over its closest-coloured neighbour, so true colours keep that choice
  * sensible, while distinct ones keep every region its own shape.
  */
-function labelColours(segmentation: Segmentation): Uint32Array {
+export function labelColours(segmentation: Segmentation): Uint32Array {
   const used = new Set<number>();
   const colours = new Uint32Array(segmentation.count);
   for (let region = 0; region < segmentation.count; region++) {
     const [r, g, b] = meanOf(segmentation.sums, region * MOMENT_STRIDE).map((value) => Math.max(0, Math.min(255, Math.round(value))));
-    const base = (((r as number) << 16) | ((g as number) << 8) | (b as number)) >>> 0;
-    let word = base;
-    for (let step = 1; used.has(word); step++) word = (base + step) & 0xffffff;
+    const word = nearestFreeColour(r as number, g as number, b as number, used);
     used.add(word);
     colours[region] = word;
   }
   return colours;
+}
+
+/**
+ * The colour word nearest (r, g, b) that is not taken, each channel kept within 0–255. Counting
+ * up through the word instead carried out of a full channel: a second white region became black
+ * (0xffffff + 1), and the tracer merged it into a black frame beside it (a flag's white stripe
+ * vanished).
+ */
+function nearestFreeColour(r: number, g: number, b: number, used: Set<number>): number {
+  for (let distance = 0; ; distance++) {
+    for (let dr = -distance; dr <= distance; dr++) {
+      const rest = distance - Math.abs(dr);
+      for (let dg = -rest; dg <= rest; dg++) {
+        const db = rest - Math.abs(dg);
+        for (const sign of db === 0 ? [1] : [1, -1]) {
+          const red = r + dr;
+          const green = g + dg;
+          const blue = b + sign * db;
+          if (red < 0 || red > 255 || green < 0 || green > 255 || blue < 0 || blue > 255) continue;
+          const word = ((red << 16) | (green << 8) | blue) >>> 0;
+          if (!used.has(word)) return word;
+        }
+      }
+    }
+  }
 }
 
 function nearestRegion(colours: Uint32Array, r: number, g: number, b: number, eligible: (region: number) => boolean): number {

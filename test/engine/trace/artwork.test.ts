@@ -6,7 +6,8 @@ import { test } from 'node:test';
 import { Resvg } from '@resvg/resvg-js';
 import sharp from 'sharp';
 import { convertImage } from '../../../src/engine/convert.ts';
-import { artworkGrid, SECOND_OPINION_SEGMENT_PIXELS, SEGMENT_PIXELS } from '../../../src/engine/trace/artwork.ts';
+import { artworkGrid, labelColours, SECOND_OPINION_SEGMENT_PIXELS, SEGMENT_PIXELS } from '../../../src/engine/trace/artwork.ts';
+import { segmentationOf } from '../fixtures.ts';
 import { DEFAULT_PARAMS } from '../../../src/engine/params.ts';
 
 const LIMITS = { maxInputPixels: 100_000_000, kind: 'logo' as const };
@@ -249,6 +250,36 @@ test('translucent regions too many to trace alone are cut apart: none shows anot
   }
   const ground = at(4, 4);
   assert.ok(Math.abs(ground.a - 50) <= 16, `ground: alpha ${ground.a}`);
+});
+
+test('regions of one colour are told apart by colours beside their own: a second white stays near white', () => {
+  // Black, then three white stripes and two of a full blue: every region gets its own colour,
+  // each channel within a few levels of its mean (counting up through the word carried a second
+  // white over into black, and a second full blue into green).
+  const colours: [number, number, number, number][] = [[0, 0, 0, 255], [255, 255, 255, 255], [255, 255, 255, 255], [255, 255, 255, 255], [20, 40, 255, 255], [20, 40, 255, 255]];
+  const segmentation = segmentationOf(12, 6, (x, y) => [y, colours[y] as [number, number, number, number]]);
+  const words = labelColours(segmentation);
+  assert.equal(new Set(words).size, words.length, 'one colour per region');
+  words.forEach((word, region) => {
+    const mean = colours[region] as [number, number, number, number];
+    const off = Math.max(Math.abs((word >> 16) - mean[0]), Math.abs(((word >> 8) & 0xff) - mean[1]), Math.abs((word & 0xff) - mean[2]));
+    assert.ok(off <= 2, `region ${region}: ${word.toString(16).padStart(6, '0')} for ${mean.slice(0, 3).join(', ')}`);
+  });
+});
+
+test('a small flag keeps both white stripes in its black frame', async () => {
+  // 29 × 20 in a black frame a pixel wide: red and white at the top, then green, white, green,
+  // white, green. The second white stripe, which touches the frame, took black's colour and
+  // vanished into it.
+  const rows = ['red', 'red', 'red', 'white', 'white', 'green', 'green', 'green', 'white', 'white', 'green', 'green', 'green', 'white', 'white', 'green', 'green', 'green'];
+  const paint: Record<string, [number, number, number, number]> = { red: [230, 30, 40, 255], white: [255, 255, 255, 255], green: [0, 136, 0, 255] };
+  const image = await drawn(29, 20, (x, y) => {
+    if (x < 1 || x >= 28 || y < 1 || y >= 19) return [0, 0, 0, 255];
+    return paint[rows[Math.floor(y) - 1] as string] as [number, number, number, number];
+  });
+  const { svg } = await convertImage({ image, params: { ...DEFAULT_PARAMS } }, { ...LIMITS, noRetrace: true });
+  const { pixels, width } = render(svg, 29 * 8);
+  for (const row of [4.5, 9.5, 14.5]) assert.ok(luma(pixels, width, 14 * 8, Math.round(row * 8)) > 220, `the white stripe at row ${row}: luma ${luma(pixels, width, 14 * 8, Math.round(row * 8)).toFixed(0)}`);
 });
 
 test('a square stays a square (straight sides, sharp corners) and a disc stays round', async () => {
