@@ -17,7 +17,7 @@ import { roundPolygons } from './trace/rounded.ts';
 import { findPoints, pointShapes } from './trace/points.ts';
 import { writeSvgDocument } from './write/svg.ts';
 import { writeFile } from './write/index.ts';
-import { cutOut, cutOutImage } from './write/cutouts.ts';
+import { cutOutImage, cutOutTraced } from './write/cutouts.ts';
 import { alphaBands } from './paint/alpha-bands.ts';
 import { withWatermark } from './write/watermark.ts';
 import { flatTranslucency, paintTranslucentPixels, restoreOpacity } from './paint/opacity.ts';
@@ -601,7 +601,7 @@ async function traceWorking(
     shapes = layered ?? parseTracerSvg(tracerSvg, STRAIGHT_TOLERANCE);
     // The tracer stacks the translucent pixels' shapes as it stacks any: cut apart, no pixel shows
     // through another and compounds its opacity.
-    if (translucentSvg && prepared.translucent) shapes = [...paintTranslucentPixels(cutOut(parseTracerSvg(translucentSvg, STRAIGHT_TOLERANCE), CUT_TOLERANCE, CUT_GRID), prepared.translucent), ...shapes];
+    if (translucentSvg && prepared.translucent) shapes = [...paintTranslucentPixels(cutOutTraced(parseTracerSvg(translucentSvg, STRAIGHT_TOLERANCE)), prepared.translucent), ...shapes];
   } catch (error) {
     throw new EngineError('engine_failed', `the tracer wrote unreadable SVG: ${error instanceof Error ? error.message : String(error)}`);
   }
@@ -643,7 +643,7 @@ async function traceAlphaBands(working: RgbaImage, kind: ImageKind, params: Trac
     // The tracer's budget may reduce a busier band more: every band is drawn on the first one's grid.
     const sx = first.width / traced.width;
     const sy = first.height / traced.height;
-    for (const shape of cutOut(traced.shapes, CUT_TOLERANCE, CUT_GRID)) {
+    for (const shape of cutOutTraced(traced.shapes)) {
       const onGrid = sx === 1 && sy === 1 ? shape : scaledShape(shape, sx, sy);
       shapes.push({ ...onGrid, opacity: shape.opacity * band.opacity });
     }
@@ -651,9 +651,6 @@ async function traceAlphaBands(working: RgbaImage, kind: ImageKind, params: Trac
   if (!first) throw new EngineError('engine_failed', 'the image has no visible pixels to trace');
   return { shapes, width: first.width, height: first.height, curveMode: first.curveMode };
 }
-/** Traced shapes (alpha bands, pixel art's translucent pixels) are cut on a grid of a tenth of a traced pixel, curves flattened within 0.3 of one. */
-const CUT_GRID = { unitsX: 10, unitsY: 10 };
-const CUT_TOLERANCE = 0.3;
 
 /** The artwork path's segmentation grid: a logo trace as another kind's second opinion keeps the coarser one (trace/artwork.ts). */
 function segmentPixelsFor(image: AnalysedImage, kind: ImageKind): number | undefined {

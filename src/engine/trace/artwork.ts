@@ -20,7 +20,7 @@ import { DEFAULT_SEGMENT_OPTIONS, segmentArtwork, type Segmentation, type Segmen
 import { opaqueSilhouette, premultiply } from '../segment/silhouette.ts';
 import { regionMapTracerConfig, runTracer, type ResolvedCurveMode } from './vtracer.ts';
 import { parseTracerSvg } from './tracer-output.ts';
-import { cutOut } from '../write/cutouts.ts';
+import { cutOutTraced } from '../write/cutouts.ts';
 import { OPAQUE_ABOVE, upsampleLabels } from '../segment/upsample.ts';
 
 /**
@@ -259,9 +259,9 @@ async function traceLabels(labels: Int32Array, width: number, height: number, co
     }
     if (count === 0) continue;
     const svg = await runTracer(pixels, width, height, config);
-    const traced = parseTracerSvg(svg, STRAIGHT_TOLERANCE).filter((shape) => shape.fill.kind === 'flat');
+    const traced = parseTracerSvg(svg, STRAIGHT_TOLERANCE);
     // Translucent regions traced together are cut apart: stacked, each would show the ones under it through itself.
-    for (const shape of layer ? cutOut(traced, CUT_TOLERANCE, CUT_GRID) : traced) {
+    for (const shape of layer ? cutOutTraced(traced) : traced) {
       if (shape.fill.kind !== 'flat') continue;
       const { r, g, b } = shape.fill.color;
       // A patch the tracer merged into a shape shifts its mean colour a little: the nearest region colour is its own.
@@ -273,9 +273,6 @@ async function traceLabels(labels: Int32Array, width: number, height: number, co
 
 /** Translucent regions are traced alone while their boxes add up to at most this many traced grids. */
 const ALONE_BUDGET = 4;
-/** Translucent regions traced together are cut on a grid of a tenth of a traced pixel, their outlines flattened within a third of one. */
-const CUT_GRID = { unitsX: 10, unitsY: 10 };
-const CUT_TOLERANCE = 0.3;
 
 /** A colour 0xRRGGBB as an opaque RGBA pixel read as a little-endian word (A B G R). */
 function rgbaWord(word: number): number {

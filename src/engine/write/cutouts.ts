@@ -117,17 +117,28 @@ export function cutOut(shapes: TracedShape[], tolerance: number, grid: Grid): Tr
 }
 
 /**
- * The picture as cut-outs, cut on the grid of the output's coordinates (`decimals` places of
- * original pixels). Curves are flattened to within a quarter of a grid step. The paper of line
- * art becomes a shape like the others, with the ink cut out of it; centerline strokes are lines
- * to draw, not areas, and stay as they are, over the cut-outs.
+ * Traced shapes (alpha bands, pixel art's translucent pixels, the artwork path's translucent
+ * regions) cut apart on a grid of a tenth of a traced pixel, curves flattened within 0.3 of one.
  */
+const TRACED_GRID: Grid = { unitsX: 10, unitsY: 10 };
+const TRACED_TOLERANCE = 0.3;
+
+export function cutOutTraced(shapes: TracedShape[]): TracedShape[] {
+  return cutOut(shapes, TRACED_TOLERANCE, TRACED_GRID);
+}
+
 /** The output's coordinate grid (`decimals` places of original pixels) and the flattening tolerance that keeps within a quarter step of it. */
 export function outputGrid(image: VectorImage, decimals: number): { grid: Grid; tolerance: number; unitsPerPixel: number } {
   const unit = 10 ** decimals;
   return { grid: { unitsX: image.scaleX * unit, unitsY: image.scaleY * unit }, tolerance: 0.25 / unit / Math.max(image.scaleX, image.scaleY), unitsPerPixel: unit };
 }
 
+/**
+ * The picture as cut-outs, cut on the grid of the output's coordinates (`decimals` places of
+ * original pixels). Curves are flattened to within a quarter of a grid step. The paper of line
+ * art becomes a shape like the others, with the ink cut out of it; centerline strokes are lines
+ * to draw, not areas, and stay as they are, over the cut-outs.
+ */
 export function cutOutImage(image: VectorImage, decimals: number): VectorImage {
   const { grid, tolerance } = outputGrid(image, decimals);
   const fills = image.shapes.filter((shape) => !shape.stroke);
