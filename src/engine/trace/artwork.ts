@@ -206,6 +206,19 @@ function nearestFreeColour(r: number, g: number, b: number, used: Set<number>): 
   }
 }
 
+/** Whether `colours` holds a colour 0xRRGGBB within OWN_COLOUR_DISTANCE of `word` in every channel. */
+function hasColourNear(colours: Set<number>, word: number): boolean {
+  const d = OWN_COLOUR_DISTANCE;
+  for (let red = (word >> 16) - d; red <= (word >> 16) + d; red++) {
+    for (let green = ((word >> 8) & 0xff) - d; green <= ((word >> 8) & 0xff) + d; green++) {
+      for (let blue = (word & 0xff) - d; blue <= (word & 0xff) + d; blue++) {
+        if (red >= 0 && red <= 255 && green >= 0 && green <= 255 && blue >= 0 && blue <= 255 && colours.has((red << 16) | (green << 8) | blue)) return true;
+      }
+    }
+  }
+  return false;
+}
+
 function nearestRegion(colours: Uint32Array, r: number, g: number, b: number, eligible: (region: number) => boolean): number {
   let best = -1;
   let bestDistance = Infinity;
@@ -239,7 +252,8 @@ async function traceLabels(labels: Int32Array, width: number, height: number, co
     shape.opacity = paint.opacity;
     shapes.push(shape);
   };
-  const boxes = regionBoxes(labels, width, height, colours.length).filter((box) => translucent[box.region]);
+  const allBoxes = regionBoxes(labels, width, height, colours.length);
+  const boxes = allBoxes.filter((box) => translucent[box.region]);
   // Many large boxes (bands of a translucent diagonal gradient, an icon inside a faint glow) would
   // cost more than they are worth: past the budget, the translucent regions are traced together.
   const boxPixels = boxes.reduce((sum, box) => sum + (box.x1 - box.x0 + 2) * (box.y1 - box.y0 + 2), 0);
@@ -247,6 +261,7 @@ async function traceLabels(labels: Int32Array, width: number, height: number, co
   if (alone) for (const box of boxes) for (const shape of await traceRegionAlone(labels, width, box, config)) painted(shape, box.region);
   const regionOf = new Map<number, number>();
   colours.forEach((word, region) => regionOf.set(word, region));
+  const tracedColours = new Set<number>();
   for (const layer of alone ? [false] : [true, false]) {
     const pixels = Buffer.alloc(width * height * 4);
     const words = new Uint32Array(pixels.buffer, pixels.byteOffset, width * height);
@@ -265,11 +280,34 @@ async function traceLabels(labels: Int32Array, width: number, height: number, co
       if (shape.fill.kind !== 'flat') continue;
       const { r, g, b } = shape.fill.color;
       // A patch the tracer merged into a shape shifts its mean colour a little: the nearest region colour is its own.
+      tracedColours.add((r << 16) | (g << 8) | b);
       painted(shape, regionOf.get((r << 16) | (g << 8) | b) ?? nearestRegion(colours, r, g, b, (candidate) => translucent[candidate] === layer));
     }
   }
+  // The tracer's clustering can fold a whole region into a neighbour and draw it in the mixed
+  // colour of both (a grey band between two black outlines: one dark shape, the grey gone). A
+  // region the tracer drew no shape for is traced alone and laid on top, where it lay in the map.
+  const minimum = DROPPED_MIN_SPECKS * Math.max(1, config.filterSpeckle) ** 2;
+  for (const box of allBoxes) {
+    if (alone && translucent[box.region]) continue;
+    if (box.pixels < minimum || hasColourNear(tracedColours, colours[box.region] as number)) continue;
+    for (const shape of await traceRegionAlone(labels, width, box, config)) painted(shape, box.region);
+  }
   return shapes;
 }
+
+/**
+ * A region was drawn when the tracer drew a shape within this of its colour (per channel): the
+ * tracer rounds its clusters' means and joins neighbours a level apart, and regions of one paint
+ * are told apart by colours a level or two apart (labelColours).
+ */
+const OWN_COLOUR_DISTANCE = 2;
+
+/**
+ * A region the tracer drew no shape for is traced alone when it has at least this many times the
+ * pixels of the tracer's speck filter: smaller ones are the specks the filter is there to drop.
+ */
+const DROPPED_MIN_SPECKS = 4;
 
 /** Translucent regions are traced alone while their boxes add up to at most this many traced grids. */
 const ALONE_BUDGET = 4;
@@ -285,16 +323,18 @@ interface RegionBox {
   y0: number;
   x1: number;
   y1: number;
+  pixels: number;
 }
 
 /** Each region's bounding box on the label map (exclusive ends). */
 function regionBoxes(labels: Int32Array, width: number, height: number, count: number): RegionBox[] {
-  const boxes: RegionBox[] = Array.from({ length: count }, (_, region) => ({ region, x0: width, y0: height, x1: 0, y1: 0 }));
+  const boxes: RegionBox[] = Array.from({ length: count }, (_, region) => ({ region, x0: width, y0: height, x1: 0, y1: 0, pixels: 0 }));
   for (let y = 0; y < height; y++) {
     for (let x = 0; x < width; x++) {
       const label = labels[y * width + x] as number;
       if (label < 0) continue;
       const box = boxes[label] as RegionBox;
+      box.pixels++;
       if (x < box.x0) box.x0 = x;
       if (x >= box.x1) box.x1 = x + 1;
       if (y < box.y0) box.y0 = y;

@@ -2,6 +2,7 @@
 // flat colours as flat ones, edges land where the anti-aliasing puts them, thin lines and gaps
 // survive, straight edges stay straight and corners stay corners.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { Resvg } from '@resvg/resvg-js';
 import sharp from 'sharp';
@@ -280,6 +281,25 @@ test('a small flag keeps both white stripes in its black frame', async () => {
   const { svg } = await convertImage({ image, params: { ...DEFAULT_PARAMS } }, { ...LIMITS, noRetrace: true });
   const { pixels, width } = render(svg, 29 * 8);
   for (const row of [4.5, 9.5, 14.5]) assert.ok(luma(pixels, width, 14 * 8, Math.round(row * 8)) > 220, `the white stripe at row ${row}: luma ${luma(pixels, width, 14 * 8, Math.round(row * 8)).toFixed(0)}`);
+});
+
+test('a region the tracer folds into its neighbour is still drawn: the grey bands of an Ionic capital stay grey', async () => {
+  // Clip art on transparency: black outlines, light and mid-grey fills (test/engine/trace/fixtures).
+  // The tracer's clustering merged the mid-grey volute bands into the black outlines and drew one
+  // dark shape for both: two thirds of the grey came back nearly black.
+  const image = readFileSync(new URL('./fixtures/ionic-capital.png', import.meta.url));
+  const { svg } = await convertImage({ image, params: { ...DEFAULT_PARAMS } }, { ...LIMITS, noRetrace: true });
+  const { pixels } = render(svg, 277);
+  const { data } = await sharp(image).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+  let grey = 0;
+  let dark = 0;
+  for (let i = 0; i < data.length; i += 4) {
+    if ((data[i + 3] as number) < 255 || (data[i] as number) <= 100 || (data[i] as number) >= 140) continue;
+    grey++;
+    if ((pixels[i] as number) < 70) dark++;
+  }
+  assert.ok(grey > 3000, `mid-grey pixels in the source: ${grey}`);
+  assert.ok(dark / grey < 0.05, `mid-grey pixels drawn dark: ${((100 * dark) / grey).toFixed(1)} %`);
 });
 
 test('a square stays a square (straight sides, sharp corners) and a disc stays round', async () => {
