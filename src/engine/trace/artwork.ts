@@ -240,7 +240,8 @@ function nearestRegion(colours: Uint32Array, r: number, g: number, b: number, el
  * painted first (stacked with the others, one lying in another's hole would show that one through
  * itself, darker; VTracer's cutout mode separates them too, but took up to 4 s on a 1 MP grid).
  * Past a budget they are traced together and cut apart. The opaque regions are then traced
- * together, stacked, with the translucent ones as holes.
+ * together, stacked, with the translucent ones as holes. A region the tracer then drew no shape
+ * for is traced alone and laid on top.
  */
 async function traceLabels(labels: Int32Array, width: number, height: number, colours: Uint32Array, paints: RegionPaint[], config: Config): Promise<TracedShape[]> {
   const translucent = paints.map((paint) => paintOpacity(paint) < OPAQUE_ABOVE);
