@@ -1,6 +1,6 @@
 // Passes 2 and 3 of the segmentation, on the graph of regions and their common boundaries:
 // smooth and cheap merges, outlines in pieces joined, specks absorbed.
-import { addSums, CHANNELS, fitModel, flatMergeExcess, meanOf, MOMENT_STRIDE, orderFor, pixelCount, squaredError, TERMS } from './moments.ts';
+import { addSums, CHANNELS, fitModel, flatMergeExcess, meanOf, MOMENT_STRIDE, orderFor, pixelCount, squaredError, TERMS, type Colour } from './moments.ts';
 import { find } from './components.ts';
 import { hueDistance, isClear, isThin, perimeters, straightRgb } from './measures.ts';
 import type { SegmentOptions } from './segment.ts';
@@ -209,6 +209,25 @@ function mergeRegions(graph: RegionGraph, sums: Float64Array, a: number, b: numb
   return kept;
 }
 
+/** A thin piece at most this share as opaque as its neighbour is the faint side of a pair (joinThinChains). */
+const FAINT_SHARE = 0.5;
+
+/** A shadow's own colour (straight) is at most this in every channel: black or nearly, as shadows are drawn. */
+const SHADOW_MAX_CHANNEL = 64;
+
+/**
+ * Whether `faint` is a shadow beside `solid`: half as opaque or less, nearly black in its own
+ * colour, and darker than `solid` by more than a mixture's tolerance. (A line's own darker rim,
+ * partly covering its pixels, keeps the line's hue: a green wave's edge is green, not black.)
+ */
+function isShadowBeside(faint: Colour, solid: Colour): boolean {
+  if (faint[3] > FAINT_SHARE * solid[3]) return false;
+  const shade = straightRgb(faint);
+  const own = straightRgb(solid);
+  if (!shade || !own || Math.max(...shade) > SHADOW_MAX_CHANNEL) return false;
+  return own[0] + own[1] + own[2] - (shade[0] + shade[1] + shade[2]) > MIXTURE_TOLERANCE;
+}
+
 /** Thin regions whose straight colours differ by at most this (sum over RGB) are one outline, whatever their coverage. */
 const CHAIN_TOLERANCE = 160;
 /**
@@ -237,8 +256,14 @@ export function joinThinChains(graph: RegionGraph, sums: Float64Array, labels: I
     for (const neighbour of [...(graph.neighbours[region] as Map<number, number>).keys()]) {
       const root = find(graph.parent, region);
       if (neighbour === root || graph.parent[neighbour] !== neighbour || !thin(neighbour)) continue;
-      const difference = hueDistance(meanOf(sums, root * MOMENT_STRIDE), meanOf(sums, neighbour * MOMENT_STRIDE));
+      const rootColour = meanOf(sums, root * MOMENT_STRIDE);
+      const neighbourColour = meanOf(sums, neighbour * MOMENT_STRIDE);
+      const difference = hueDistance(rootColour, neighbourColour);
       if (difference > CHAIN_TOLERANCE) continue;
+      // A line partly covering pixels against transparency keeps its colour and loses alpha; a
+      // faint, nearly black piece beside a lighter solid one is a shadow lying along it (cast
+      // between the bars of a fence: joined to them, it filled every gap).
+      if (isShadowBeside(rootColour, neighbourColour) || isShadowBeside(neighbourColour, rootColour)) continue;
       const needsMixture = (separatePaints && difference > CHAIN_SAME_PAINT) || sideBySide(graph, perimeter, root, neighbour);
       if (needsMixture && !eitherMixesTheOther(graph, sums, perimeter, root, neighbour)) continue;
       const kept = mergeRegions(graph, sums, root, neighbour);

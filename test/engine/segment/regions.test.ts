@@ -161,6 +161,25 @@ test('outline pieces side by side: a dark outline and the light rim inside it st
   assert.deepEqual(groups(framed([20, 23, 38, 255]).graph), [[0], [1, 2], [3]]);
 });
 
+test('outline pieces: a faint shadow strip beside a solid bar stays apart; the bar partly covering pixels against transparency joins it', () => {
+  // On transparency (label 0, clear): a dark bar a pixel wide (1) and beside it a strip a pixel
+  // wide (2), both 10 pixels long (short pieces of one outline join whatever lies beside them). A
+  // shadow's strip is black and a third opaque: another paint lying along the bar (a railing's
+  // shadow between its bars, joined to them, filled the gaps). The bar's own colour a third opaque
+  // is the bar partly covering those pixels: one line.
+  const pair = (strip: RgbaColour) => {
+    const drawn = regionsOf(12, 20, (x, y) => {
+      if (y >= 5 && y < 15 && x === 5) return [1, [24, 24, 24, 255]];
+      if (y >= 5 && y < 15 && x === 6) return [2, strip];
+      return [0, [0, 0, 0, 0]];
+    });
+    joinThinChains(drawn.graph, drawn.sums, drawn.labels, drawn.width, drawn.height);
+    return groups(drawn.graph);
+  };
+  assert.deepEqual(pair([0, 0, 0, 85]), [[0], [1], [2]]);
+  assert.deepEqual(pair([24, 24, 24, 85]), [[0], [1, 2]]);
+});
+
 test('specks join the neighbour that explains them best, unless none is close enough; larger regions are not specks', () => {
   // A field split into a dark left half (0) and a light right half (1), with a region of one or
   // more pixels (2) on the boundary, touching both.
