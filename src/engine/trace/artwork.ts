@@ -208,12 +208,13 @@ function nearestFreeColour(r: number, g: number, b: number, used: Set<number>): 
 
 /** Whether `colours` holds a colour 0xRRGGBB within OWN_COLOUR_DISTANCE of `word` in every channel. */
 function hasColourNear(colours: Set<number>, word: number): boolean {
-  const d = OWN_COLOUR_DISTANCE;
-  for (let red = (word >> 16) - d; red <= (word >> 16) + d; red++) {
-    for (let green = ((word >> 8) & 0xff) - d; green <= ((word >> 8) & 0xff) + d; green++) {
-      for (let blue = (word & 0xff) - d; blue <= (word & 0xff) + d; blue++) {
-        if (red >= 0 && red <= 255 && green >= 0 && green <= 255 && blue >= 0 && blue <= 255 && colours.has((red << 16) | (green << 8) | blue)) return true;
-      }
+  const range = (channel: number): [number, number] => [Math.max(0, channel - OWN_COLOUR_DISTANCE), Math.min(255, channel + OWN_COLOUR_DISTANCE)];
+  const [r0, r1] = range(word >> 16);
+  const [g0, g1] = range((word >> 8) & 0xff);
+  const [b0, b1] = range(word & 0xff);
+  for (let red = r0; red <= r1; red++) {
+    for (let green = g0; green <= g1; green++) {
+      for (let blue = b0; blue <= b1; blue++) if (colours.has((red << 16) | (green << 8) | blue)) return true;
     }
   }
   return false;

@@ -116,13 +116,13 @@ export function cutOut(shapes: TracedShape[], tolerance: number, grid: Grid): Tr
   return result;
 }
 
+const TRACED_GRID: Grid = { unitsX: 10, unitsY: 10 };
+const TRACED_TOLERANCE = 0.3;
+
 /**
  * Traced shapes (alpha bands, pixel art's translucent pixels, the artwork path's translucent
  * regions) cut apart on a grid of a tenth of a traced pixel, curves flattened within 0.3 of one.
  */
-const TRACED_GRID: Grid = { unitsX: 10, unitsY: 10 };
-const TRACED_TOLERANCE = 0.3;
-
 export function cutOutTraced(shapes: TracedShape[]): TracedShape[] {
   return cutOut(shapes, TRACED_TOLERANCE, TRACED_GRID);
 }
