@@ -206,15 +206,22 @@ function nearestFreeColour(r: number, g: number, b: number, used: Set<number>): 
   }
 }
 
-/** Whether `colours` holds a colour 0xRRGGBB within OWN_COLOUR_DISTANCE of `word` in every channel. */
-function hasColourNear(colours: Set<number>, word: number): boolean {
+/**
+ * Whether the tracer drew a colour 0xRRGGBB within OWN_COLOUR_DISTANCE of `word` in every channel,
+ * and gave its shapes a paint that `paintedAlike` accepts (`colours`: each colour drawn, and the
+ * region whose paint it was given).
+ */
+function drawnNear(colours: Map<number, number>, word: number, paintedAlike: (region: number) => boolean): boolean {
   const range = (channel: number): [number, number] => [Math.max(0, channel - OWN_COLOUR_DISTANCE), Math.min(255, channel + OWN_COLOUR_DISTANCE)];
   const [r0, r1] = range(word >> 16);
   const [g0, g1] = range((word >> 8) & 0xff);
   const [b0, b1] = range(word & 0xff);
   for (let red = r0; red <= r1; red++) {
     for (let green = g0; green <= g1; green++) {
-      for (let blue = b0; blue <= b1; blue++) if (colours.has((red << 16) | (green << 8) | blue)) return true;
+      for (let blue = b0; blue <= b1; blue++) {
+        const drawnAs = colours.get((red << 16) | (green << 8) | blue);
+        if (drawnAs !== undefined && paintedAlike(drawnAs)) return true;
+      }
     }
   }
   return false;
@@ -242,9 +249,9 @@ function nearestRegion(colours: Uint32Array, r: number, g: number, b: number, el
  * itself, darker; VTracer's cutout mode separates them too, but took up to 4 s on a 1 MP grid).
  * Past a budget they are traced together and cut apart. The opaque regions are then traced
  * together, stacked, with the translucent ones as holes. A region the tracer then drew no shape
- * for is traced alone and laid on top.
+ * of its own paint for is traced alone and laid on top.
  */
-async function traceLabels(labels: Int32Array, width: number, height: number, colours: Uint32Array, paints: RegionPaint[], config: Config): Promise<TracedShape[]> {
+export async function traceLabels(labels: Int32Array, width: number, height: number, colours: Uint32Array, paints: RegionPaint[], config: Config): Promise<TracedShape[]> {
   const translucent = paints.map((paint) => paintOpacity(paint) < OPAQUE_ABOVE);
   const shapes: TracedShape[] = [];
   const painted = (shape: TracedShape, region: number): void => {
@@ -263,7 +270,8 @@ async function traceLabels(labels: Int32Array, width: number, height: number, co
   if (alone) for (const box of boxes) for (const shape of await traceRegionAlone(labels, width, box, config)) painted(shape, box.region);
   const regionOf = new Map<number, number>();
   colours.forEach((word, region) => regionOf.set(word, region));
-  const tracedColours = new Set<number>();
+  /** Each colour the tracer drew, and the region whose paint its shapes were given. */
+  const tracedColours = new Map<number, number>();
   for (const layer of alone ? [false] : [true, false]) {
     const pixels = Buffer.alloc(width * height * 4);
     const words = new Uint32Array(pixels.buffer, pixels.byteOffset, width * height);
@@ -282,21 +290,38 @@ async function traceLabels(labels: Int32Array, width: number, height: number, co
       if (shape.fill.kind !== 'flat') continue;
       const { r, g, b } = shape.fill.color;
       // A patch the tracer merged into a shape shifts its mean colour a little: the nearest region colour is its own.
-      tracedColours.add((r << 16) | (g << 8) | b);
-      painted(shape, regionOf.get((r << 16) | (g << 8) | b) ?? nearestRegion(colours, r, g, b, (candidate) => translucent[candidate] === layer));
+      const word = (r << 16) | (g << 8) | b;
+      const region = regionOf.get(word) ?? nearestRegion(colours, r, g, b, (candidate) => translucent[candidate] === layer);
+      tracedColours.set(word, region);
+      painted(shape, region);
     }
   }
   // The tracer's clustering can fold a whole region into a neighbour and draw it in the mixed
-  // colour of both (a grey band between two black outlines: one dark shape, the grey gone). A
-  // region the tracer drew no shape for is traced alone and laid on top, where it lay in the map.
+  // colour of both (a grey band between two black outlines: one dark shape, the grey gone), or
+  // join regions of one mean colour and different gradients (a gear's two white teeth, each lit
+  // from its own centre: one shape, painted with one tooth's gradient). A region the tracer drew
+  // no shape of its own paint for is traced alone and laid on top, where it lay in the map.
   const minimum = DROPPED_MIN_SPECKS * Math.max(1, config.filterSpeckle) ** 2;
   for (const box of allBoxes) {
     if (alone && translucent[box.region]) continue;
-    if (box.pixels < minimum || hasColourNear(tracedColours, colours[box.region] as number)) continue;
+    if (box.pixels < minimum || drawnNear(tracedColours, colours[box.region] as number, (drawnAs) => samePaint(paints[drawnAs], paints[box.region]))) continue;
     for (const shape of await traceRegionAlone(labels, width, box, config)) painted(shape, box.region);
   }
   return shapes;
 }
+
+/**
+ * Whether two regions' paints draw alike: one region, or both flat (their colours are within
+ * OWN_COLOUR_DISTANCE when this is asked). A gradient is its own region's: another region's
+ * gradient of the same mean colour runs from another centre or along another axis.
+ */
+function samePaint(a: RegionPaint | undefined, b: RegionPaint | undefined): boolean {
+  if (!a || !b) return false;
+  return a === b || (a.fill.kind === 'flat' && b.fill.kind === 'flat' && Math.abs(a.opacity - b.opacity) < OPACITY_ALIKE);
+}
+
+/** Flat paints whose opacities differ by less than this draw alike. */
+const OPACITY_ALIKE = 0.02;
 
 /**
  * A region was drawn when the tracer drew a shape within this of its colour (per channel): the

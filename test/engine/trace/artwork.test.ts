@@ -7,7 +7,9 @@ import { test } from 'node:test';
 import { Resvg } from '@resvg/resvg-js';
 import sharp from 'sharp';
 import { convertImage } from '../../../src/engine/convert.ts';
-import { artworkGrid, labelColours, SECOND_OPINION_SEGMENT_PIXELS, SEGMENT_PIXELS } from '../../../src/engine/trace/artwork.ts';
+import { artworkGrid, labelColours, SECOND_OPINION_SEGMENT_PIXELS, SEGMENT_PIXELS, traceLabels } from '../../../src/engine/trace/artwork.ts';
+import { regionMapTracerConfig } from '../../../src/engine/trace/vtracer.ts';
+import type { RegionPaint } from '../../../src/engine/paint/gradient.ts';
 import { segmentationOf } from '../fixtures.ts';
 import { DEFAULT_PARAMS } from '../../../src/engine/params.ts';
 
@@ -300,6 +302,25 @@ test('a region the tracer folds into its neighbour is still drawn: the grey band
   }
   assert.ok(grey > 3000, `mid-grey pixels in the source: ${grey}`);
   assert.ok(dark / grey < 0.05, `mid-grey pixels drawn dark: ${((100 * dark) / grey).toFixed(1)} %`);
+});
+
+test('regions the tracer joins into one shape each keep their own gradient: a button keeps its highlight strip', async () => {
+  // A 400 × 50 game button (unseen set): a body lit top to bottom and a light strip across its
+  // top, both of one mean colour. Their label colours were a level apart, the tracer drew one
+  // shape for both with the body's gradient, and the strip was gone. Here the two regions are
+  // given one colour, which is what the tracer's fold amounts to.
+  const width = 60;
+  const height = 30;
+  const labels = new Int32Array(width * height);
+  for (let y = 6; y < 11; y++) for (let x = 6; x < 54; x++) labels[y * width + x] = 1;
+  const colours = Uint32Array.of(0xbdcadf, 0xbdcadf);
+  const stop = (offset: number, r: number, g: number, b: number) => ({ offset, color: { r, g, b }, opacity: 1 });
+  const paints: RegionPaint[] = [
+    { fill: { kind: 'linear', x1: 0, y1: 0, x2: 0, y2: height, stops: [stop(0, 150, 170, 210), stop(1, 225, 230, 242)] }, opacity: 1 },
+    { fill: { kind: 'linear', x1: 6, y1: 0, x2: 54, y2: 0, stops: [stop(0, 200, 210, 232), stop(1, 180, 195, 225)] }, opacity: 1 },
+  ];
+  const shapes = await traceLabels(labels, width, height, colours, paints, regionMapTracerConfig({ ...DEFAULT_PARAMS }, 'spline', 1));
+  for (const [region, paint] of paints.entries()) assert.ok(shapes.some((shape) => shape.fill === paint.fill), `a shape painted with region ${region}'s gradient`);
 });
 
 test('a square stays a square (straight sides, sharp corners) and a disc stays round', async () => {
