@@ -495,6 +495,18 @@ test('fail-safe: pixel art re-saved as RGB at its own size keeps its evidence in
   assert.equal(hasPixelGrid(justOver, { ...emojiDecoded, palette: true, fewColours: false }), true);
 });
 
+test('fail-safe: a picture larger than a sprite, admitted by its stored palette alone, gets no margin on its blends: a screenshot saved in a palette is not traced pixel-exact', async () => {
+  const bytes = corpusImage('wide/pixelart/freedoom_titlepic_320x200.png');
+  const decoded = await decodeImage(bytes, { maxInputPixels: LIMITS.maxInputPixels, maxWorkingPixels: 2_000_000 });
+  assert.equal(decoded.palette, true);
+  // Blends a little over the palette's allowance (a screenshot's anti-aliased text: 0.27 of its edges).
+  const justOver = { ...(await statsOf(bytes)), aaBlendShare: RULES.pixelArt.maxIndexedAaBlendShare * 1.25 };
+  assert.equal(hasPixelGrid(justOver, decoded), true, 'a 320 px title picture: the self-check may still trace it as pixel art');
+  const screenSized = { ...decoded, originalWidth: 750, originalHeight: 563 };
+  assert.equal(hasPixelGrid(justOver, screenSized), false, 'the same at 750 px, larger than a sprite: no pixel grid');
+  assert.equal(hasPixelGrid({ ...justOver, aaBlendShare: RULES.pixelArt.maxIndexedAaBlendShare }, screenSized), true, 'within the allowance itself, its palette still admits it');
+});
+
 test('fail-safe: a sprite with a translucent drop shadow is pixel art, its shadow traced at its own opacity over nothing', async () => {
   const sprite = await pixelSpriteWithShadow(40, 5);
   const stats = await statsOf(sprite);
