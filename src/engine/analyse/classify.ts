@@ -645,12 +645,12 @@ function showsPixelArt(stats: ImageStats, facts: ImageFacts, margin: number): bo
   // out on transparency (RULES.pixelArt.maxPixels, minSheetTransparency).
   const cutOutSheet = stats.transparentShare >= rule.minSheetTransparency && hardAlpha;
   const manyColourSheet = stats.distinctColours > rule.maxColours && isManyColourSheet(stats, facts);
-  const spriteSized = Math.max(nativeWidth, nativeHeight) <= rule.maxLongSide;
-  const sizeFits = nativeWidth * nativeHeight <= rule.maxPixels && (spriteSized || facts.palette || enlarged || cutOutSheet || manyColourSheet);
+  const sizedWithoutPalette = Math.max(nativeWidth, nativeHeight) <= rule.maxLongSide || enlarged || cutOutSheet || manyColourSheet;
+  const sizeFits = nativeWidth * nativeHeight <= rule.maxPixels && (sizedWithoutPalette || facts.palette);
   // Larger than a sprite and admitted by its stored palette alone, it gets no margin on top: a
   // screenshot saved in a palette (750 px, 188 colours, anti-aliased text, 27 % of its edges
   // blended) was traced pixel-exact by the self-check, in 1.8 MB against VTracer's 141 KB.
-  const blendMargin = spriteSized || enlarged || cutOutSheet || manyColourSheet ? margin : 1;
+  const blendMargin = sizedWithoutPalette ? margin : 1;
   const grey = isGrey(stats);
   // A grey image holds at most 256 colours whatever it is, so its palette earns no allowance; nor
   // does a palette not laid down in areas of one colour (RULES.pixelArt.minEqualForPaletteShading).
