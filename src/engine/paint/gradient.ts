@@ -45,6 +45,12 @@ export const GRADIENT_GAIN = 0.7;
 const RADIAL_GAIN = 0.85;
 /** Stops are dropped while the profile stays within this many levels (per channel) of the samples. */
 const STOP_TOLERANCE = 2;
+/**
+ * A radial gradient is fitted to a ring only while its inner radius is at most this share of its
+ * outer one. A ring once had to reach half way to its centre, and the glow round a planet on a
+ * wallpaper (inner radius 0.8 of the outer) was painted flat: a band of one blue.
+ */
+const MAX_RING_RATIO = 0.95;
 /** Regions smaller than this (pixels) are always flat: too few samples for a profile. */
 const MIN_GRADIENT_PIXELS = 24;
 const MAX_STOPS = 8;
@@ -379,12 +385,16 @@ function radialCandidate(pixels: RegionPixels, factor: number): Candidate | null
   centreY /= weight;
   const distance = (x: number, y: number) => hypot(x - centreX, y - centreY);
   const [near, far] = fullExtent(pixels, distance);
-  // A centre far outside the shape makes circles that are nearly lines: the linear candidate covers that.
-  if (near > far * 0.5) return null;
-  const profile = profileAlong(pixels, distance, 0, far);
+  // A ring round a centre outside the shape (a glow round a planet) is radial too. Only a centre so
+  // far off that the ring is nearly a line is left to the linear candidate: there the stops would
+  // crowd into the last few hundredths of the radius.
+  if (near > far * MAX_RING_RATIO) return null;
+  // Sampled over the radii the shape covers, so a ring gets as many samples across it as a disc.
+  const profile = profileAlong(pixels, distance, near, far);
   if (!profile) return null;
+  const fromCentre = profile.points.map((point) => ({ ...point, t: (near + point.t * (far - near)) / far }));
   return {
-    paint: { kind: 'radial', cx: centreX * factor, cy: centreY * factor, r: far * factor, stops: stopsOf(profile.points) },
+    paint: { kind: 'radial', cx: centreX * factor, cy: centreY * factor, r: far * factor, stops: stopsOf(fromCentre) },
     error: profile.error,
   };
 }

@@ -133,6 +133,25 @@ test('a disc that falls off from a centre gets a radial gradient about that cent
   assert.ok(worstMiss(paint, disc, fall, { factor: 2, edges: true }) <= 8 + 3, `worst miss on the rim ${worstMiss(paint, disc, fall, { factor: 2, edges: true })}`);
 });
 
+test('a glow round a centre outside the region (a ring, not half way to its centre) gets a radial gradient about that centre', () => {
+  // A planet's glow: a band 12 pixels wide round a centre below the grid, brightest at the planet.
+  const [cx, cy] = [24.3, 70.2];
+  const [inner, outer] = [40, 52];
+  const ring = (x: number, y: number) => {
+    const d = Math.hypot(x + 0.5 - cx, y + 0.5 - cy);
+    return x >= 0 && y >= 0 && x < SIZE && y < SIZE && d >= inner && d < outer;
+  };
+  const glow = (x: number, y: number): RgbaColour => {
+    const d = Math.hypot(x + 0.5 - cx, y + 0.5 - cy);
+    return [36, 100 - 2.5 * (d - inner), 200 - 7 * (d - inner), 255];
+  };
+  const [paint] = fitPaints(oneRegion(ring, glow), 1) as [RegionPaint];
+  assert.equal(paint.fill.kind, 'radial');
+  const fill = paint.fill as Extract<Paint, { kind: 'radial' }>;
+  assert.ok(Math.hypot(fill.cx - cx, fill.cy - cy) < 3, `centre (${fill.cx}, ${fill.cy})`);
+  assert.ok(worstMiss(paint, ring, glow) <= 6, `worst miss ${worstMiss(paint, ring, glow)}`);
+});
+
 test('noise does not become a gradient: it stays flat in its mean colour', () => {
   const random = randomSequence(5);
   const noise = (): RgbaColour => [128 + (random() - 0.5) * 80, 90 + (random() - 0.5) * 80, 60 + (random() - 0.5) * 80, 255];
