@@ -165,6 +165,21 @@ export function upsampleLabels(segmentation: Segmentation, source: Buffer, fine:
   return out;
 }
 
+/**
+ * Whether the region `here` is a line a pixel wide at (x, y): `vertical` when the pixels above and
+ * below are other regions and not both beside it (the line runs left to right and is crossed
+ * vertically), `horizontal` the other way round; `none` otherwise (a dot, or a wider shape).
+ */
+function lineAcross(labels: Int32Array, width: number, height: number, x: number, y: number, here: number): 'vertical' | 'horizontal' | 'none' {
+  // Off the image is neither: a shape cut by the frame is not a line along it.
+  const other = (nx: number, ny: number) => nx >= 0 && ny >= 0 && nx < width && ny < height && labels[ny * width + nx] !== here;
+  const openVertically = other(x, y - 1) && other(x, y + 1);
+  const openHorizontally = other(x - 1, y) && other(x + 1, y);
+  if (openVertically && !openHorizontally) return 'vertical';
+  if (openHorizontally && !openVertically) return 'horizontal';
+  return 'none';
+}
+
 /** Two sides closer than this (sum over premultiplied RGBA) have no edge whose position their colours could tell. */
 const COVERAGE_MIN_CONTRAST = 48;
 
@@ -234,8 +249,21 @@ function preserveCoverage(segmentation: Segmentation, models: RegionModel[], sou
           k++;
         }
       }
-      order.sort((i, j) => (scores[j] as number) - (scores[i] as number));
-      const keep = Math.round(covered * block);
+      let keep = Math.round(covered * block);
+      const across = lineAcross(labels, width, height, x, y, here);
+      if (across === 'none') {
+        order.sort((i, j) => (scores[j] as number) - (scores[i] as number));
+      } else {
+        // A line a pixel wide keeps a whole fine row (or column) along it, the one its fine pixels
+        // show best first: picked pixel by pixel, a faint line's partly covered pixels gave one
+        // fine pixel here and one there, diagonal neighbours that traced as specks and were lost
+        // (a star's arms on a wallpaper). Its width may round up to that row, never down to none.
+        const lineOf = (k: number) => (across === 'vertical' ? Math.floor(k / factor) : k % factor);
+        const lineScore = new Float64Array(factor);
+        for (let k2 = 0; k2 < block; k2++) lineScore[lineOf(k2)] = (lineScore[lineOf(k2)] as number) + (scores[k2] as number);
+        order.sort((i, j) => (lineScore[lineOf(j)] as number) - (lineScore[lineOf(i)] as number) || (scores[j] as number) - (scores[i] as number));
+        keep = Math.max(keep, factor);
+      }
       for (let rank = 0; rank < block; rank++) {
         const k2 = order[rank] as number;
         const fx = x * factor + (k2 % factor);

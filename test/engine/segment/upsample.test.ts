@@ -222,3 +222,47 @@ test('a region a pixel wide keeps its line far from the few pixels its colour mo
     assert.ok(onLine >= factor / 2, `column ${x}: the line holds ${onLine} of the ${factor} fine rows of its pixel`);
   }
 });
+
+test('a faint line a pixel wide stays one piece on the fine grid, to its end (a star\'s arm)', async () => {
+  // A bright core 6 pixels square with an arm a pixel wide, fading from 45 % to 27 % of the core's
+  // contrast: the arm's pixels cover a third of a fine block or so. Picked pixel by pixel they
+  // fell on the fine grid as diagonal neighbours, which trace as specks.
+  const width = 24;
+  const height = 12;
+  const ground: RgbaColour = [40, 70, 110, 255];
+  const light: RgbaColour = [200, 210, 230, 255];
+  const mix = (t: number): RgbaColour => ground.map((value, c) => (c === 3 ? 255 : value + t * ((light[c] as number) - value))) as RgbaColour;
+  const inCore = (x: number, y: number) => x >= 4 && x < 10 && y >= 3 && y < 9;
+  const inArm = (x: number, y: number) => y === 5 && x >= 10 && x < 20;
+  const colourAt = (x: number, y: number): RgbaColour => (inCore(x, y) ? light : inArm(x, y) ? mix(0.45 - 0.02 * (x - 10)) : ground);
+  const segmentation = segmentationOf(width, height, (x, y) => [inCore(x, y) || inArm(x, y) ? 1 : 0, colourAt(x, y)]);
+  const rgba = drawnRgba(width, height, (x, y) => colourAt(Math.floor(x), Math.floor(y)), 1);
+  for (const factor of [2, 4]) {
+    const fine = premultiply(await sharp(rgba, { raw: { width, height, channels: 4 } }).resize(width * factor, height * factor, { kernel: 'cubic', fit: 'fill' }).raw().toBuffer());
+    const labels = upsampleLabels(segmentation, premultiply(rgba), fine, factor);
+    const fineWidth = width * factor;
+    // The star's fine pixels reached from the core's centre through side neighbours.
+    const reached = new Uint8Array(labels.length);
+    const queue = [(6 * factor) * fineWidth + 6 * factor];
+    reached[queue[0] as number] = 1;
+    while (queue.length > 0) {
+      const at = queue.pop() as number;
+      const [fx, fy] = [at % fineWidth, Math.floor(at / fineWidth)];
+      for (const [nx, ny] of [[fx - 1, fy], [fx + 1, fy], [fx, fy - 1], [fx, fy + 1]] as const) {
+        const next = ny * fineWidth + nx;
+        if (nx < 0 || ny < 0 || nx >= fineWidth || ny >= height * factor || reached[next] || labels[next] !== 1) continue;
+        reached[next] = 1;
+        queue.push(next);
+      }
+    }
+    let farthest = 0;
+    let specks = 0;
+    for (let at = 0; at < labels.length; at++) {
+      if (labels[at] !== 1) continue;
+      if (reached[at]) farthest = Math.max(farthest, (at % fineWidth) + 1);
+      else specks++;
+    }
+    assert.equal(specks, 0, `factor ${factor}: the arm's fine pixels apart from the star`);
+    assert.ok(farthest >= 19 * factor, `factor ${factor}: the arm reaches ${farthest / factor} of 20`);
+  }
+});
