@@ -166,17 +166,17 @@ export function upsampleLabels(segmentation: Segmentation, source: Buffer, fine:
 }
 
 /**
- * Whether the region `here` is a line a pixel wide at (x, y): `vertical` when the pixels above and
- * below are other regions and not both beside it (the line runs left to right and is crossed
- * vertically), `horizontal` the other way round; `none` otherwise (a dot, or a wider shape).
+ * Whether the region `here` is a line a pixel wide at (x, y), and so which fine lines run along it:
+ * `rows` when the pixels above and below are other regions and not both beside it (the line runs
+ * left to right), `columns` the other way round; `none` otherwise (a dot, or a wider shape).
  */
-function lineAcross(labels: Int32Array, width: number, height: number, x: number, y: number, here: number): 'vertical' | 'horizontal' | 'none' {
+function fineLinesAlong(labels: Int32Array, width: number, height: number, x: number, y: number, here: number): 'rows' | 'columns' | 'none' {
   // Off the image is neither: a shape cut by the frame is not a line along it.
   const other = (nx: number, ny: number) => nx >= 0 && ny >= 0 && nx < width && ny < height && labels[ny * width + nx] !== here;
   const openVertically = other(x, y - 1) && other(x, y + 1);
   const openHorizontally = other(x - 1, y) && other(x + 1, y);
-  if (openVertically && !openHorizontally) return 'vertical';
-  if (openHorizontally && !openVertically) return 'horizontal';
+  if (openVertically && !openHorizontally) return 'rows';
+  if (openHorizontally && !openVertically) return 'columns';
   return 'none';
 }
 
@@ -250,15 +250,15 @@ function preserveCoverage(segmentation: Segmentation, models: RegionModel[], sou
         }
       }
       let keep = Math.round(covered * block);
-      const across = lineAcross(labels, width, height, x, y, here);
-      if (across === 'none') {
+      const along = fineLinesAlong(labels, width, height, x, y, here);
+      if (along === 'none') {
         order.sort((i, j) => (scores[j] as number) - (scores[i] as number));
       } else {
         // A line a pixel wide keeps a whole fine row (or column) along it, the one its fine pixels
         // show best first: picked pixel by pixel, a faint line's partly covered pixels gave one
         // fine pixel here and one there, diagonal neighbours that traced as specks and were lost
         // (a star's arms on a wallpaper). Its width may round up to that row, never down to none.
-        const lineOf = (k: number) => (across === 'vertical' ? Math.floor(k / factor) : k % factor);
+        const lineOf = (k: number) => (along === 'rows' ? Math.floor(k / factor) : k % factor);
         const lineScore = new Float64Array(factor);
         for (let k2 = 0; k2 < block; k2++) lineScore[lineOf(k2)] = (lineScore[lineOf(k2)] as number) + (scores[k2] as number);
         order.sort((i, j) => (lineScore[lineOf(j)] as number) - (lineScore[lineOf(i)] as number) || (scores[j] as number) - (scores[i] as number));
