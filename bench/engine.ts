@@ -26,9 +26,9 @@
 
 import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
-import { join } from 'node:path';
 import sharp from 'sharp';
-import { argumentValue, CORPUS_DIR, HELD_OUT_DIR, listCorpus, readKindsManifest, SHARED_CORPUS_DIR } from './corpus.ts';
+import { argumentValue, CORPUS_DIR, HELD_OUT_DIR, listCorpus, readKindsManifest } from './corpus.ts';
+import { warmUp } from '../src/engine/runtime/warm-up.ts';
 import { holdoutKinds, method, printImageRow, printRobustness, printSummary, resultSections, timeLine, type EnhanceRow, type Results, type SplitCounts } from './engine-report.ts';
 import { galleryBytes, GALLERY_DIR, readGalleryList, writeGallery } from './gallery.ts';
 import { COMPARE_MAX_SIDE, corpusImages, corpusManifestGaps, measureImage, wideImages, type ImageRow, type SetImage } from './images.ts';
@@ -44,7 +44,6 @@ import { readWideKinds, readWideSplit } from './wide.ts';
 const SETS = ['corpus', 'wide', 'tune', 'holdout'] as const;
 type SetChoice = (typeof SETS)[number];
 
-const WARM_UP_IMAGE = join(SHARED_CORPUS_DIR, 'logo/flat_shapes_transparency_300.png');
 
 /** Categories on which inputEnhance is measured: noisy photographs and scans. */
 const ENHANCE_CATEGORIES = new Set(['photo', 'document']);
@@ -142,6 +141,7 @@ async function main(): Promise<void> {
   const started = performance.now();
   // As in the service's worker processes: one libvips thread per conversion.
   sharp.concurrency(1);
+  sharp.cache(false);
   const options = readOptions();
   const load = loadavg();
   const potraceInstalled = options.baselines && (await potraceAvailable());
@@ -151,9 +151,9 @@ async function main(): Promise<void> {
   const fullRun = !options.set && !options.only && !options.galleryOnly && options.baselines;
   const corpusRun = !options.galleryOnly && (options.set === undefined || options.set === 'corpus');
 
-  // The service's workers are long-lived: the first conversion's module loading and JIT warm-up
-  // is not a cost any request pays, so one throwaway conversion goes first.
-  await convertWithService(readFileSync(WARM_UP_IMAGE)).catch(() => undefined);
+  // The service's workers warm up before they say they are ready (runtime/warm-up.ts): the same
+  // warm-up goes first here, so each image is timed as a worker just started would convert it.
+  await warmUp();
 
   const rows: ImageRow[] = [];
   const inkRows: InkRow[] = [];

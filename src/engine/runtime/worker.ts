@@ -4,7 +4,7 @@
 import sharp from 'sharp';
 import { convertImage } from '../convert.ts';
 import type { WorkerReply, WorkerTask } from './protocol.ts';
-import { DEFAULT_PARAMS } from '../params.ts';
+import { warmUp } from './warm-up.ts';
 import { EngineError } from '../types.ts';
 
 // One conversion per process, one process per core: libvips threads would only compete.
@@ -31,29 +31,6 @@ process.on('message', (task: WorkerTask) => {
 
 // The parent owns this process; when the IPC channel goes, so do we.
 process.on('disconnect', () => process.exit(0));
-
-/**
- * Runs small conversions through the colour and the line-art paths before saying ready, so
- * the first real request does not pay for compiling the code paths (a few hundred ms).
- */
-async function warmUp(): Promise<void> {
-  const size = 96;
-  const gradient = Buffer.alloc(size * size * 3);
-  for (let i = 0; i < size * size; i++) gradient.set([(i % size) * 2, Math.floor(i / size) * 2, 128], i * 3);
-  const photo = await sharp(gradient, { raw: { width: size, height: size, channels: 3 } }).jpeg().toBuffer();
-  const drawing = await sharp({ create: { width: size, height: size, channels: 3, background: '#ffffff' } })
-    .composite([{ input: { create: { width: 40, height: 8, channels: 3, background: '#000000' } }, left: 20, top: 40 }])
-    .png()
-    .toBuffer();
-  const runs = [
-    { image: photo, mode: 'photo', curveMode: 'polygon' },
-    { image: photo, mode: 'photo', curveMode: 'spline' },
-    { image: drawing, mode: 'sketch', curveMode: 'spline' },
-  ] as const;
-  for (const { image, mode, curveMode } of runs) {
-    await convertImage({ image, params: { ...DEFAULT_PARAMS, mode, curveMode } }, { maxInputPixels: size * size });
-  }
-}
 
 warmUp().then(
   () => reply({ type: 'ready' }),
