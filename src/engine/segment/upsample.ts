@@ -99,13 +99,15 @@ export function upsampleLabels(segmentation: Segmentation, source: Buffer, fine:
   const out = new Int32Array(fineWidth * fineHeight);
   const colour: Colour = [0, 0, 0, 0];
   const candidates = new Int32Array(4);
+  // The segmented column at or left of each fine column's centre, worked out once for every row.
+  const left = new Int32Array(fineWidth);
+  for (let fx = 0; fx < fineWidth; fx++) left[fx] = Math.max(0, Math.min(width - 1, Math.floor((fx + 0.5) / factor - 0.5)));
   for (let fy = 0; fy < fineHeight; fy++) {
     const v = (fy + 0.5) / factor - 0.5;
     const y0 = Math.max(0, Math.min(height - 1, Math.floor(v)));
     const y1 = Math.min(height - 1, y0 + 1);
     for (let fx = 0; fx < fineWidth; fx++) {
-      const u = (fx + 0.5) / factor - 0.5;
-      const x0 = Math.max(0, Math.min(width - 1, Math.floor(u)));
+      const x0 = left[fx] as number;
       const x1 = Math.min(width - 1, x0 + 1);
       candidates[0] = labels[y0 * width + x0] as number;
       candidates[1] = labels[y0 * width + x1] as number;
@@ -120,6 +122,7 @@ export function upsampleLabels(segmentation: Segmentation, source: Buffer, fine:
         out[at] = first >= 0 && opaque[first] && (fine[p + 3] as number) < 128 ? -1 : first;
         continue;
       }
+      const u = (fx + 0.5) / factor - 0.5;
       const nu = (u + 0.5 - frame.centreX) / frame.scale;
       const nv = (v + 0.5 - frame.centreY) / frame.scale;
       const alpha = fine[p + 3] as number;
@@ -130,8 +133,10 @@ export function upsampleLabels(segmentation: Segmentation, source: Buffer, fine:
       const inside = !silhouette || alpha >= 128;
       let best = -2;
       let bestDistance = Infinity;
-      for (const candidate of candidates) {
-        if (candidate === best) continue;
+      for (let index = 0; index < 4; index++) {
+        const candidate = candidates[index] as number;
+        // A label met already scored the same distance, which could not beat itself.
+        if (candidate === best || (index > 0 && candidate === candidates[0]) || (index > 1 && candidate === candidates[1]) || (index > 2 && candidate === candidates[2])) continue;
         modelColour(candidate < 0 ? undefined : models[candidate], nu, nv, colour);
         const opaqueModel = colour[3] >= OPAQUE_ABOVE * 255;
         if (silhouette && inside && candidate < 0) continue;
@@ -180,6 +185,36 @@ function fineLinesAlong(labels: Int32Array, width: number, height: number, x: nu
   return 'none';
 }
 
+/** Where the pixel at `at` lies from colour `b` (0) towards b + `difference` (1); `length` is the difference's squared length. */
+function shareOf(pixels: Buffer, at: number, b: Colour, difference: number[], length: number): number {
+  let dot = 0;
+  for (let c = 0; c < 4; c++) dot += ((pixels[at + c] as number) - (b[c] as number)) * (difference[c] as number);
+  return dot / length;
+}
+
+/**
+ * Marks in `kept` the `keep` highest of `scores`, ties going to the lower index: the first `keep`
+ * of a stable sort by score, highest first, without sorting the indices (a numeric sort of a copy
+ * finds the lowest score kept).
+ */
+function keepHighest(scores: Float64Array, keep: number, kept: Uint8Array, sorted: Float64Array): void {
+  const count = scores.length;
+  if (keep <= 0 || keep >= count) {
+    kept.fill(keep <= 0 ? 0 : 1);
+    return;
+  }
+  sorted.set(scores);
+  sorted.sort();
+  const lowest = sorted[count - keep] as number;
+  let ties = keep;
+  for (let k = 0; k < count; k++) if ((scores[k] as number) > lowest) ties--;
+  for (let k = 0; k < count; k++) {
+    const score = scores[k] as number;
+    const keepIt = score > lowest || (score === lowest && ties-- > 0);
+    kept[k] = keepIt ? 1 : 0;
+  }
+}
+
 /** Two sides closer than this (sum over premultiplied RGBA) have no edge whose position their colours could tell. */
 const COVERAGE_MIN_CONTRAST = 48;
 
@@ -197,6 +232,8 @@ function preserveCoverage(segmentation: Segmentation, models: RegionModel[], sou
   const block = factor * factor;
   const scores = new Float64Array(block);
   const order = new Int32Array(block);
+  const kept = new Uint8Array(block);
+  const sorted = new Float64Array(block);
   const a: Colour = [0, 0, 0, 0];
   const b: Colour = [0, 0, 0, 0];
   const difference = [0, 0, 0, 0];
@@ -235,25 +272,15 @@ function preserveCoverage(segmentation: Segmentation, models: RegionModel[], sou
         contrast += Math.abs(difference[c] as number);
       }
       if (contrast < COVERAGE_MIN_CONTRAST) continue;
-      const share = (p: Buffer, at: number) => {
-        let dot = 0;
-        for (let c = 0; c < 4; c++) dot += ((p[at + c] as number) - (b[c] as number)) * (difference[c] as number);
-        return dot / length;
-      };
-      const covered = Math.max(0, Math.min(1, share(source, (y * width + x) * 4)));
+      const covered = Math.max(0, Math.min(1, shareOf(source, (y * width + x) * 4, b, difference, length)));
       let k = 0;
       for (let fy = y * factor; fy < (y + 1) * factor; fy++) {
-        for (let fx = x * factor; fx < (x + 1) * factor; fx++) {
-          scores[k] = share(fine, (fy * fineWidth + fx) * 4);
-          order[k] = k;
-          k++;
-        }
+        for (let fx = x * factor; fx < (x + 1) * factor; fx++) scores[k++] = shareOf(fine, (fy * fineWidth + fx) * 4, b, difference, length);
       }
-      let keep = Math.round(covered * block);
+      const keep = Math.round(covered * block);
       const along = fineLinesAlong(labels, width, height, x, y, here);
-      if (along === 'none') {
-        order.sort((i, j) => (scores[j] as number) - (scores[i] as number));
-      } else {
+      if (along === 'none') keepHighest(scores, keep, kept, sorted);
+      else {
         // A line a pixel wide keeps a whole fine row (or column) along it, the one its fine pixels
         // show best first: picked pixel by pixel, a faint line's partly covered pixels gave one
         // fine pixel here and one there, diagonal neighbours that traced as specks and were lost
@@ -261,14 +288,15 @@ function preserveCoverage(segmentation: Segmentation, models: RegionModel[], sou
         const lineOf = (k: number) => (along === 'rows' ? Math.floor(k / factor) : k % factor);
         const lineScore = new Float64Array(factor);
         for (let k2 = 0; k2 < block; k2++) lineScore[lineOf(k2)] = (lineScore[lineOf(k2)] as number) + (scores[k2] as number);
+        for (let k2 = 0; k2 < block; k2++) order[k2] = k2;
         order.sort((i, j) => (lineScore[lineOf(j)] as number) - (lineScore[lineOf(i)] as number) || (scores[j] as number) - (scores[i] as number));
-        keep = Math.max(keep, factor);
+        const lineKeep = Math.max(keep, factor);
+        for (let rank = 0; rank < block; rank++) kept[order[rank] as number] = rank < lineKeep ? 1 : 0;
       }
-      for (let rank = 0; rank < block; rank++) {
-        const k2 = order[rank] as number;
+      for (let k2 = 0; k2 < block; k2++) {
         const fx = x * factor + (k2 % factor);
         const fy = y * factor + Math.floor(k2 / factor);
-        out[fy * fineWidth + fx] = rank < keep ? here : other;
+        out[fy * fineWidth + fx] = kept[k2] === 1 ? here : other;
       }
     }
   }
