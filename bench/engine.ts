@@ -28,13 +28,12 @@ import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import sharp from 'sharp';
 import { argumentValue, CORPUS_DIR, HELD_OUT_DIR, listCorpus, readKindsManifest } from './corpus.ts';
-import { warmUp } from '../src/engine/runtime/warm-up.ts';
 import { holdoutKinds, method, printImageRow, printRobustness, printSummary, resultSections, timeLine, type EnhanceRow, type Results, type SplitCounts } from './engine-report.ts';
 import { galleryBytes, GALLERY_DIR, readGalleryList, writeGallery } from './gallery.ts';
 import { COMPARE_MAX_SIDE, corpusImages, corpusManifestGaps, measureImage, wideImages, type ImageRow, type SetImage } from './images.ts';
 import { inkTargets, measureInk, printInkRow, type InkRow } from './ink.ts';
 import { changeLines, saveRows } from './changed.ts';
-import { compareSize, convertWithService, potraceAvailable, Reference } from './measure.ts';
+import { compareSize, convertWithService, potraceAvailable, Reference, workerConverter } from './measure.ts';
 import { printTargets, type Target } from './figures.ts';
 import { REPORT_PATH, writeReportSection, writeReportTop } from './report.ts';
 import { corpusTargets, robustnessTargets, rowsOf, timeFigures, timeTargets, type Scope, type TimeFigures } from './targets.ts';
@@ -141,7 +140,6 @@ async function main(): Promise<void> {
   const started = performance.now();
   // As in the service's worker processes: one libvips thread per conversion.
   sharp.concurrency(1);
-  sharp.cache(false);
   const options = readOptions();
   const load = loadavg();
   const potraceInstalled = options.baselines && (await potraceAvailable());
@@ -151,37 +149,40 @@ async function main(): Promise<void> {
   const fullRun = !options.set && !options.only && !options.galleryOnly && options.baselines;
   const corpusRun = !options.galleryOnly && (options.set === undefined || options.set === 'corpus');
 
-  // The service's workers warm up before they say they are ready (runtime/warm-up.ts): the same
-  // warm-up goes first here, so each image is timed as a worker just started would convert it.
-  await warmUp();
-
+  // Images are converted as the service converts them, in a worker process of the engine pool
+  // that warms up as its workers do (runtime/warm-up.ts); this process only measures.
+  const converter = workerConverter();
   const rows: ImageRow[] = [];
   const inkRows: InkRow[] = [];
   const enhanceRows: EnhanceRow[] = [];
   let holdoutCount = 0;
-  for (const image of images) {
-    const keepSvg = galleryFiles.has(image.file) || (image.set === 'corpus' && image.expected === 'sketch' && corpusRun);
-    const row = await measureImage(image, { baselines: options.baselines, potrace: potraceInstalled, keepSvg });
-    rows.push(row);
-    const hidden = image.part === 'holdout' && !options.revealHoldout;
-    printImageRow(row, hidden ? ++holdoutCount : null);
-    if (corpusRun && image.set === 'corpus' && row.svg && image.expected === 'sketch') {
-      const ink = await measureInk(image.file, readFileSync(image.path), { svg: row.svg, width: row.width, height: row.height, chosen: row.chosen }, {
-        potrace: potraceInstalled,
-        vtracer: options.baselines,
-      });
-      inkRows.push(ink);
-      printInkRow(ink);
+  try {
+    for (const image of images) {
+      const keepSvg = galleryFiles.has(image.file) || (image.set === 'corpus' && image.expected === 'sketch' && corpusRun);
+      const row = await measureImage(image, { baselines: options.baselines, potrace: potraceInstalled, keepSvg, convert: converter.convert });
+      rows.push(row);
+      const hidden = image.part === 'holdout' && !options.revealHoldout;
+      printImageRow(row, hidden ? ++holdoutCount : null);
+      if (corpusRun && image.set === 'corpus' && row.svg && image.expected === 'sketch') {
+        const ink = await measureInk(image.file, readFileSync(image.path), { svg: row.svg, width: row.width, height: row.height, chosen: row.chosen }, {
+          potrace: potraceInstalled,
+          vtracer: options.baselines,
+        });
+        inkRows.push(ink);
+        printInkRow(ink);
+      }
+      if (corpusRun && fullRun && image.set === 'corpus' && ENHANCE_CATEGORIES.has(image.file.split('/')[0] ?? '') && !HELD_OUT_DIR) {
+        const bytes = readFileSync(image.path);
+        const enhanced = await convertWithService(bytes, { inputEnhance: true });
+        const size = compareSize(enhanced.width, enhanced.height, COMPARE_MAX_SIDE);
+        const on = { ssim: await new Reference(bytes, size.width, size.height).fidelity({ svg: enhanced.svg }), bytes: Buffer.byteLength(enhanced.svg), timeMs: enhanced.processingTimeMs };
+        enhanceRows.push({ file: image.file, off: { ssim: row.ours.ssim, bytes: row.bytes, timeMs: row.timeMs }, on });
+        console.log(`inputEnhance ${image.file}: ssim ${on.ssim.toFixed(4)}, ${(on.bytes / 1024).toFixed(1)} KB, ${on.timeMs} ms`);
+      }
+      if (!galleryFiles.has(image.file)) delete row.svg;
     }
-    if (corpusRun && fullRun && image.set === 'corpus' && ENHANCE_CATEGORIES.has(image.file.split('/')[0] ?? '') && !HELD_OUT_DIR) {
-      const bytes = readFileSync(image.path);
-      const enhanced = await convertWithService(bytes, { inputEnhance: true });
-      const size = compareSize(enhanced.width, enhanced.height, COMPARE_MAX_SIDE);
-      const on = { ssim: await new Reference(bytes, size.width, size.height).fidelity({ svg: enhanced.svg }), bytes: Buffer.byteLength(enhanced.svg), timeMs: enhanced.processingTimeMs };
-      enhanceRows.push({ file: image.file, off: { ssim: row.ours.ssim, bytes: row.bytes, timeMs: row.timeMs }, on });
-      console.log(`inputEnhance ${image.file}: ssim ${on.ssim.toFixed(4)}, ${(on.bytes / 1024).toFixed(1)} KB, ${on.timeMs} ms`);
-    }
-    if (!galleryFiles.has(image.file)) delete row.svg;
+  } finally {
+    await converter.close();
   }
 
   if (options.save) saveRows(options.save, rows);

@@ -226,6 +226,8 @@ export interface MeasureOptions {
   baselines: boolean;
   potrace: boolean;
   keepSvg: boolean;
+  /** How the image is converted; in this process at the default params unless given. */
+  convert?: (bytes: Buffer) => Promise<TraceResult>;
 }
 
 /** Converts and measures one image; a conversion that throws is a row with `error`. */
@@ -234,7 +236,7 @@ export async function measureImage(image: SetImage, options: MeasureOptions): Pr
   let result: TraceResult | null = null;
   let error: string | undefined;
   try {
-    result = await convertWithService(bytes);
+    result = await (options.convert ?? convertWithService)(bytes);
   } catch (caught) {
     error = caught instanceof Error ? caught.message : String(caught);
   }
