@@ -43,7 +43,6 @@ import { readWideKinds, readWideSplit } from './wide.ts';
 const SETS = ['corpus', 'wide', 'tune', 'holdout'] as const;
 type SetChoice = (typeof SETS)[number];
 
-
 /** Categories on which inputEnhance is measured: noisy photographs and scans. */
 const ENHANCE_CATEGORIES = new Set(['photo', 'document']);
 
