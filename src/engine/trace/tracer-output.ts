@@ -316,14 +316,15 @@ function parsePathDataIn(text: string, start: number, end: number, offsetX: numb
 
 /**
  * Extracts VTracer's paths: fill colour, translate offset and path data. Cubics whose control
- * points lie within straightTolerance (working pixels) of their chord are read as lines.
- * Read in place, by char codes: the document runs to 16 MB and 2 × 10⁵ paths, and a regular
- * expression's match, substrings and arrays per path cost as much as the numbers.
+ * points lie within straightTolerance (working pixels) of their chord are read as lines; every
+ * path is moved by (dx, dy), a tile's place in the picture (tiles.ts). Read in place, by char
+ * codes: the document runs to 16 MB and 2 × 10⁵ paths, and a regular expression's match,
+ * substrings and arrays per path cost as much as the numbers.
  */
-export function parseTracerSvg(svg: string, straightTolerance = 0): TracedShape[] {
+export function parseTracerSvg(svg: string, straightTolerance = 0, dx = 0, dy = 0): TracedShape[] {
   const shapes: TracedShape[] = [];
   try {
-    readPaths(svg, straightTolerance, shapes);
+    readPaths(svg, straightTolerance, shapes, dx, dy);
   } finally {
     READER.text = '';
   }
@@ -331,7 +332,7 @@ export function parseTracerSvg(svg: string, straightTolerance = 0): TracedShape[
 }
 
 /** parseTracerSvg's loop over the document's path elements, appending their shapes to `shapes`. */
-function readPaths(svg: string, straightTolerance: number, shapes: TracedShape[]): void {
+function readPaths(svg: string, straightTolerance: number, shapes: TracedShape[], dx: number, dy: number): void {
   const d: Span = { start: 0, end: 0 };
   const fill: Span = { start: 0, end: 0 };
   const transform: Span = { start: 0, end: 0 };
@@ -351,18 +352,18 @@ function readPaths(svg: string, straightTolerance: number, shapes: TracedShape[]
       ? (readSixDigitColour(svg, fill.start, fill.end) ?? parseHexColour(svg.slice(fill.start, fill.end)))
       : parseHexColour('#000000');
     if (!colour) throw new Error('tracer wrote a fill that is not a hex colour');
-    let offsetX = 0;
-    let offsetY = 0;
+    let offsetX = dx;
+    let offsetY = dy;
     if (findAttribute(svg, from, close, 'transform', transform) && transform.end > transform.start) {
       if (readIntegerTranslate(svg, transform.start, transform.end, offset)) {
-        offsetX = offset.x;
-        offsetY = offset.y;
+        offsetX += offset.x;
+        offsetY += offset.y;
       } else {
         const text = svg.slice(transform.start, transform.end);
         const translate = /^translate\(\s*([-+\d.eE]+)[ ,]+([-+\d.eE]+)\s*\)$/.exec(text.trim());
         if (!translate) throw new Error(`tracer wrote an unexpected transform ${text}`);
-        offsetX = Number(translate[1]);
-        offsetY = Number(translate[2]);
+        offsetX += Number(translate[1]);
+        offsetY += Number(translate[2]);
       }
     }
     const geometry = parsePathDataIn(svg, d.start, d.end, offsetX, offsetY, straightTolerance);

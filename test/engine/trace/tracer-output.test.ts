@@ -22,3 +22,9 @@ test('parseTracerSvg reads collinear cubics as lines and keeps real curves', () 
   const [exact] = parseTracerSvg(tracer)[0]?.paths ?? [];
   assert.deepEqual(exact?.commands, [move, cubic, cubic, close], 'no tolerance: every cubic stays a cubic');
 });
+
+test('parseTracerSvg: every path is moved by the tile offset (dx, dy), its own translate included', () => {
+  const [shape] = parseTracerSvg('<svg><path d="M0 0 L4 0 L4 4 Z" fill="#102030" transform="translate(2,3)"/></svg>', 0, 100, 50);
+  assert.ok(shape);
+  assert.deepEqual(shape.paths[0]?.coords, [102, 53, 106, 53, 106, 57]);
+});
