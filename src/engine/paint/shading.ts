@@ -11,6 +11,7 @@ import { Resvg } from '@resvg/resvg-js';
 import { resizeTo, type RgbaImage } from '../analyse/prepare.ts';
 import { PathCommand, shapeBox, type TracedShape } from '../geometry.ts';
 import { fitPaints, type GradientRule } from './gradient.ts';
+import { disjointSets, find, union } from '../segment/components.ts';
 import { reserve, writeAscii, writeByte, type AsciiText } from '../write/ascii-text.ts';
 
 /** Shapes showing fewer traced pixels than this stay flat: a band worth shading is a large area. */
@@ -155,21 +156,61 @@ export async function shadeLargeShapes(shapes: TracedShape[], picture: RgbaImage
   });
   if (candidates.length === 0) return 0;
   const { rgba } = await resizeTo(picture, mapWidth, mapHeight);
+  const { groupOf, count } = sameColourAreas(owner, mapWidth, mapHeight, shapes, regionOf);
   // Only opaque pixels are fitted: an opaque shape's gradient stays opaque where it meets
   // transparency (restoreOpacity has given translucent shapes their opacity already).
   const labels = new Int32Array(mapWidth * mapHeight);
   for (let i = 0; i < labels.length; i++) {
     const index = owner[i] as number;
-    labels[i] = index < 0 || (rgba[i * 4 + 3] as number) < 255 ? -1 : (regionOf[index] as number);
+    labels[i] = index < 0 || (rgba[i * 4 + 3] as number) < 255 || (regionOf[index] as number) < 0 ? -1 : (groupOf[regionOf[index] as number] as number);
   }
   // Every fitted pixel is opaque, so its straight colour is its premultiplied one.
-  const paints = fitPaints({ width: mapWidth, height: mapHeight, labels, count: candidates.length, premultiplied: rgba }, width / mapWidth, PHOTO_GRADIENTS);
+  const paints = fitPaints({ width: mapWidth, height: mapHeight, labels, count, premultiplied: rgba }, width / mapWidth, PHOTO_GRADIENTS);
   let shaded = 0;
-  paints.forEach((paint, region) => {
-    if (paint.fill.kind === 'flat') return;
-    const shape = shapes[candidates[region] as number] as TracedShape;
-    shape.fill = paint.fill;
+  candidates.forEach((index, region) => {
+    const paint = paints[groupOf[region] as number];
+    if (!paint || paint.fill.kind === 'flat') return;
+    (shapes[index] as TracedShape).fill = paint.fill;
     shaded++;
   });
   return shaded;
+}
+
+/**
+ * The candidates (`regionOf`: shape → candidate, −1 for none) grouped into areas: candidates of
+ * the same flat colour whose visible pixels touch are one area, fitted with one gradient. A region
+ * traced in tiles (trace/tiles.ts) is cut into a shape per tile, and pieces fitted apart met at
+ * different shades along the tiles' straight edge (a sky's band, lighter left of it than right).
+ * Returns each candidate's area and their number.
+ */
+export function sameColourAreas(owner: Int32Array, width: number, height: number, shapes: readonly TracedShape[], regionOf: Int32Array): { groupOf: Int32Array; count: number } {
+  const candidateCount = regionOf.reduce((most, region) => Math.max(most, region + 1), 0);
+  const parent = disjointSets(candidateCount);
+  const join = (a: number, b: number): void => {
+    if (a === b || a < 0 || b < 0) return;
+    const ra = regionOf[a] as number;
+    const rb = regionOf[b] as number;
+    if (ra < 0 || rb < 0 || ra === rb) return;
+    const fa = (shapes[a] as TracedShape).fill;
+    const fb = (shapes[b] as TracedShape).fill;
+    if (fa.kind === 'flat' && fb.kind === 'flat' && fa.color.r === fb.color.r && fa.color.g === fb.color.g && fa.color.b === fb.color.b) union(parent, ra, rb);
+  };
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const i = y * width + x;
+      const here = owner[i] as number;
+      if (here < 0) continue;
+      if (x + 1 < width) join(here, owner[i + 1] as number);
+      if (y + 1 < height) join(here, owner[i + width] as number);
+    }
+  }
+  const groupOf = new Int32Array(candidateCount);
+  const numbered = new Int32Array(candidateCount).fill(-1);
+  let count = 0;
+  for (let region = 0; region < candidateCount; region++) {
+    const root = find(parent, region);
+    if ((numbered[root] as number) < 0) numbered[root] = count++;
+    groupOf[region] = numbered[root] as number;
+  }
+  return { groupOf, count };
 }

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { PathCommand, type Paint, type Rgb, type TracedShape } from '../../../src/engine/geometry.ts';
-import { MIN_SHADED_PIXELS, shadeLargeShapes, visibleShapes } from '../../../src/engine/paint/shading.ts';
+import { MIN_SHADED_PIXELS, sameColourAreas, shadeLargeShapes, visibleShapes } from '../../../src/engine/paint/shading.ts';
 import { randomSequence } from '../fixtures.ts';
 
 const SIZE = 96;
@@ -119,4 +119,31 @@ test('shadeLargeShapes: flat areas, shapes showing fewer than MIN_SHADED_PIXELS 
   assert.equal(shapes[0]?.fill.kind, 'linear');
   assert.equal(small.fill.kind, 'flat');
   assert.equal(speck.fill.kind, 'flat');
+});
+
+test('shadeLargeShapes: pieces of one colour that touch, as tiles cut a region (trace/tiles.ts), get one gradient', async () => {
+  // The ramp runs down the image; cut across it, each piece fitted apart took the shades of its own half.
+  const top = rectangle(0, 0, SIZE, SIZE / 2, { r: 108, g: 108, b: 108 });
+  const bottom = rectangle(0, SIZE / 2, SIZE, SIZE, { r: 108, g: 108, b: 108 });
+  assert.equal(await shadeLargeShapes([top, bottom], noisyRamp(), SIZE, SIZE), 2);
+  assert.equal(top.fill.kind, 'linear');
+  assert.deepEqual(top.fill, bottom.fill);
+  // Where the pieces meet, one colour either side.
+  assert.ok(Math.abs(greyAt(top.fill, 48, SIZE / 2 - 0.5) - greyAt(bottom.fill, 48, SIZE / 2 + 0.5)) <= 1.5);
+  // Of another colour, the lower piece is fitted on its own.
+  const upper = rectangle(0, 0, SIZE, SIZE / 2, { r: 84, g: 84, b: 84 });
+  const lower = rectangle(0, SIZE / 2, SIZE, SIZE, { r: 132, g: 132, b: 132 });
+  await shadeLargeShapes([upper, lower], noisyRamp(), SIZE, SIZE);
+  assert.notDeepEqual(upper.fill, lower.fill);
+});
+
+test('sameColourAreas: candidates of one flat colour whose visible pixels touch are one area; others, or apart, are not', () => {
+  const grey = { r: 100, g: 100, b: 100 };
+  const shapes = [rectangle(0, 0, 10, 10, grey), rectangle(10, 0, 20, 10, grey), rectangle(20, 0, 30, 10, { r: 101, g: 100, b: 100 }), rectangle(40, 0, 50, 10, grey)];
+  const owner = visibleShapes(shapes, 50, 10);
+  const { groupOf, count } = sameColourAreas(owner, 50, 10, shapes, Int32Array.from([0, 1, 2, 3]));
+  assert.equal(count, 3);
+  assert.equal(groupOf[0], groupOf[1]);
+  assert.notEqual(groupOf[1], groupOf[2]);
+  assert.notEqual(groupOf[0], groupOf[3]);
 });
