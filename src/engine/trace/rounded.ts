@@ -12,10 +12,15 @@ import { hypot, PathCommand, type PathGeometry, type TracedShape } from '../geom
 /** How far from a vertex (working pixels) its rounding reaches; a side twice as long keeps a straight middle. */
 export const CORNER = 2;
 
-/** The grid traced: vertices on its frame keep their corners, so no background shows at the picture's edge. */
-interface Frame {
+/**
+ * The grid traced: vertices on its frame keep their corners, so no background shows at the
+ * picture's edge; so do vertices on the lines tiles were cut along (`edges`, trace/tiles.ts), so
+ * that a tile's shapes reach its edge and show none of its own lower shapes there.
+ */
+export interface Frame {
   width: number;
   height: number;
+  edges?: { xs: ReadonlySet<number>; ys: ReadonlySet<number> };
 }
 
 /** Rounds every subpath made only of straight lines, in place. */
@@ -132,8 +137,8 @@ function writeRounded(out: Written, coords: number[], from: number, count: numbe
     if (!last) sideEnds(coords, from, count, v + 1, corner, SIDE);
     const toX = last ? startX : (SIDE[0] as number);
     const toY = last ? startY : (SIDE[1] as number);
-    // Vertices on the picture's frame stay sharp.
-    if (cx <= 0 || cy <= 0 || cx >= frame.width || cy >= frame.height) {
+    // Vertices on the picture's frame, and on the tiles' edges, stay sharp.
+    if (cx <= 0 || cy <= 0 || cx >= frame.width || cy >= frame.height || (frame.edges !== undefined && (frame.edges.xs.has(cx) || frame.edges.ys.has(cy)))) {
       addCommand(out, PathCommand.line);
       addCommand(out, PathCommand.line);
       addPoint(out, cx, cy);
