@@ -270,6 +270,16 @@ export function clippedShape(shape: TracedShape, box: Box): TracedShape | undefi
  */
 function coverageAlong(shape: TracedShape, axis: 0 | 1, position: number): number[] {
   const crossings: number[] = [];
+  // Most shapes lie on one side of the line: told by their points, without making their rings.
+  let below = false;
+  let above = false;
+  for (const path of shape.paths) {
+    for (let i = axis; i < path.coords.length; i += 2) {
+      if ((path.coords[i] as number) < position) below = true;
+      else above = true;
+    }
+  }
+  if (!below || !above) return crossings;
   for (const path of shape.paths) {
     for (const ring of polygonsOf(path)) {
       const count = ring.length / 2;
