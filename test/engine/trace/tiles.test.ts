@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Resvg } from '@resvg/resvg-js';
 import { PathCommand, type PathGeometry, type TracedShape } from '../../../src/engine/geometry.ts';
-import { clippedShape, MARGIN, OVERLAP, tilesOf, traceInTiles, tracedInTiles, TILE_SIDE } from '../../../src/engine/trace/tiles.ts';
+import { clippedShape, MARGIN, OVERLAP, TILED_ABOVE_PIXELS, tilesOf, traceInTiles, tracedInTiles, TILE_SIDE } from '../../../src/engine/trace/tiles.ts';
 import { roundPolygons } from '../../../src/engine/trace/rounded.ts';
 import { parseTracerSvg } from '../../../src/engine/trace/tracer-output.ts';
 import { buildTracerConfig, runTracer } from '../../../src/engine/trace/vtracer.ts';
@@ -77,10 +77,11 @@ test('tilesOf: the drawn tiles cover the picture, reach OVERLAP under the tiles 
   assert.equal(first.drawn.x1 - second.drawn.x0, OVERLAP + 1);
 });
 
-test('tracedInTiles: only pictures of more than four tiles, traced as polygons at the default layer step or finer', () => {
-  const large = 5 * TILE_SIDE * TILE_SIDE;
+test('tracedInTiles: only pictures over TILED_ABOVE_PIXELS (a large photograph), traced as polygons at the default layer step or finer', () => {
+  const large = 1_000_000;
   assert.equal(tracedInTiles(large, PHOTO_CONFIG), true);
-  assert.equal(tracedInTiles(4 * TILE_SIDE * TILE_SIDE, PHOTO_CONFIG), false);
+  assert.equal(tracedInTiles(TILED_ABOVE_PIXELS, PHOTO_CONFIG), false);
+  assert.equal(tracedInTiles(400_000, PHOTO_CONFIG), false);
   assert.equal(tracedInTiles(large, buildTracerConfig({ ...DEFAULT_PARAMS, layerDifference: 3 }, { kind: 'photo', curveMode: 'polygon', workingScale: 0.25 })), false);
   assert.equal(tracedInTiles(large, buildTracerConfig({ ...DEFAULT_PARAMS }, { kind: 'photo', curveMode: 'spline', workingScale: 0.25 })), false);
 });
