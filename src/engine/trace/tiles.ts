@@ -280,9 +280,10 @@ function coverageAlong(shape: TracedShape, axis: 0 | 1, position: number): numbe
   // Most shapes lie on one side of the line: told by their points, without making their rings.
   let below = false;
   let above = false;
-  for (const path of shape.paths) {
-    for (let i = axis; i < path.coords.length; i += 2) {
-      if ((path.coords[i] as number) < position) below = true;
+  for (let p = 0; p < shape.paths.length && !(below && above); p++) {
+    const coords = (shape.paths[p] as PathGeometry).coords;
+    for (let i = axis; i < coords.length && !(below && above); i += 2) {
+      if ((coords[i] as number) < position) below = true;
       else above = true;
     }
   }
