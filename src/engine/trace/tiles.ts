@@ -15,6 +15,7 @@
 // keep one colour (paint/shading.ts).
 
 import { PathSimplifyMode, type Config } from '@neplex/vectorizer';
+import { WORKING_PIXELS } from '../analyse/prepare.ts';
 import { PathCommand, type PathGeometry, type TracedShape } from '../geometry.ts';
 import { parseTracerSvg } from './tracer-output.ts';
 import { runTracer } from './vtracer.ts';
@@ -39,12 +40,13 @@ export const OVERLAP = 2;
 const MAX_TILED_STEP = 4;
 
 /**
- * Pictures of more pixels than this are traced in tiles: the working size of a photograph of
- * about 4 MP or more (it grows to 1 MP at 8 MP, analyse/prepare.ts), not a smaller one's 0.4 MP.
- * Tiled, the corpus's 768 × 512 photograph took 0.26 s less and 16 % more bytes: traced at its own
- * size, its polygons are written as they are, with the tiles' edges.
+ * Pictures of more pixels than this are traced in tiles: a photograph over 2 MP, whose working
+ * size grows from a photograph's 0.4 MP to 1 MP at 8 MP (analyse/prepare.ts; the tracer's budget
+ * may take it lower: the corpus's 50 MP portrait is traced at 0.42 MP). Tiled, the corpus's
+ * 768 × 512 photograph took 0.26 s less and 16 % more bytes: traced at its own size, its polygons
+ * are written as they are, with the tiles' edges.
  */
-export const TILED_ABOVE_PIXELS = 600_000;
+export const TILED_ABOVE_PIXELS = WORKING_PIXELS.photo;
 
 /**
  * Whether a picture of `pixels` traced with `config` is traced in tiles: one over

@@ -81,7 +81,9 @@ test('tracedInTiles: only pictures over TILED_ABOVE_PIXELS (a large photograph),
   const large = 1_000_000;
   assert.equal(tracedInTiles(large, PHOTO_CONFIG), true);
   assert.equal(tracedInTiles(TILED_ABOVE_PIXELS, PHOTO_CONFIG), false);
-  assert.equal(tracedInTiles(400_000, PHOTO_CONFIG), false);
+  // The corpus's 768 × 512 photograph, traced at its own size; its 50 MP portrait, traced at 0.42 MP.
+  assert.equal(tracedInTiles(768 * 512, PHOTO_CONFIG), false);
+  assert.equal(tracedInTiles(553 * 754, PHOTO_CONFIG), true);
   assert.equal(tracedInTiles(large, buildTracerConfig({ ...DEFAULT_PARAMS, layerDifference: 3 }, { kind: 'photo', curveMode: 'polygon', workingScale: 0.25 })), false);
   assert.equal(tracedInTiles(large, buildTracerConfig({ ...DEFAULT_PARAMS }, { kind: 'photo', curveMode: 'spline', workingScale: 0.25 })), false);
 });
