@@ -156,7 +156,7 @@ export async function shadeLargeShapes(shapes: TracedShape[], picture: RgbaImage
   });
   if (candidates.length === 0) return 0;
   const { rgba } = await resizeTo(picture, mapWidth, mapHeight);
-  const { groupOf, count } = sameColourAreas(owner, mapWidth, mapHeight, shapes, regionOf);
+  const { groupOf, count } = sameColourAreas(owner, mapWidth, mapHeight, shapes, regionOf, candidates.length);
   // Only opaque pixels are fitted: an opaque shape's gradient stays opaque where it meets
   // transparency (restoreOpacity has given translucent shapes their opacity already).
   const labels = new Int32Array(mapWidth * mapHeight);
@@ -177,14 +177,13 @@ export async function shadeLargeShapes(shapes: TracedShape[], picture: RgbaImage
 }
 
 /**
- * The candidates (`regionOf`: shape → candidate, −1 for none) grouped into areas: candidates of
- * the same flat colour whose visible pixels touch are one area, fitted with one gradient. A region
- * traced in tiles (trace/tiles.ts) is cut into a shape per tile, and pieces fitted apart met at
- * different shades along the tiles' straight edge (a sky's band, lighter left of it than right).
- * Returns each candidate's area and their number.
+ * The `candidateCount` candidates (`regionOf`: shape → candidate, −1 for none) grouped into
+ * areas: candidates of the same flat colour whose visible pixels touch are one area, fitted with
+ * one gradient. A region traced in tiles (trace/tiles.ts) is cut into a shape per tile, and pieces
+ * fitted apart met at different shades along the tiles' straight edge (a sky's band, lighter left
+ * of it than right). Returns each candidate's area and their number.
  */
-export function sameColourAreas(owner: Int32Array, width: number, height: number, shapes: readonly TracedShape[], regionOf: Int32Array): { groupOf: Int32Array; count: number } {
-  const candidateCount = regionOf.reduce((most, region) => Math.max(most, region + 1), 0);
+export function sameColourAreas(owner: Int32Array, width: number, height: number, shapes: readonly TracedShape[], regionOf: Int32Array, candidateCount: number): { groupOf: Int32Array; count: number } {
   const parent = disjointSets(candidateCount);
   const join = (a: number, b: number): void => {
     if (a === b || a < 0 || b < 0) return;

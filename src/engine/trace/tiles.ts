@@ -16,7 +16,7 @@
 
 import { PathSimplifyMode, type Config } from '@neplex/vectorizer';
 import { WORKING_PIXELS } from '../analyse/prepare.ts';
-import { PathCommand, type PathGeometry, type TracedShape } from '../geometry.ts';
+import { PathCommand, shapeBox, type Box, type PathGeometry, type TracedShape } from '../geometry.ts';
 import { parseTracerSvg } from './tracer-output.ts';
 import { runTracer } from './vtracer.ts';
 
@@ -54,14 +54,6 @@ export const TILED_ABOVE_PIXELS = WORKING_PIXELS.photo;
  */
 export function tracedInTiles(pixels: number, config: Config): boolean {
   return pixels > TILED_ABOVE_PIXELS && config.mode === PathSimplifyMode.Polygon && config.layerDifference <= MAX_TILED_STEP;
-}
-
-/** A rectangle of the picture, [x0, x1) × [y0, y1). */
-export interface Box {
-  x0: number;
-  y0: number;
-  x1: number;
-  y1: number;
 }
 
 export interface Tile {
@@ -244,14 +236,8 @@ function polygonsOf(path: PathGeometry): number[][] {
 
 /** The shape cut to `box`; undefined if nothing of it is left. Shapes wholly inside are returned as they are. */
 export function clippedShape(shape: TracedShape, box: Box): TracedShape | undefined {
-  let inside = true;
-  for (const path of shape.paths) {
-    for (let i = 0; i < path.coords.length && inside; i += 2) {
-      const x = path.coords[i] as number;
-      const y = path.coords[i + 1] as number;
-      inside = x >= box.x0 && x <= box.x1 && y >= box.y0 && y <= box.y1;
-    }
-  }
+  const own = shapeBox(shape);
+  const inside = own.x0 >= box.x0 && own.x1 <= box.x1 && own.y0 >= box.y0 && own.y1 <= box.y1;
   if (inside) return shape;
   const paths: PathGeometry[] = [];
   for (const path of shape.paths) {
@@ -279,17 +265,9 @@ export function clippedShape(shape: TracedShape, box: Box): TracedShape | undefi
  */
 function coverageAlong(shape: TracedShape, axis: 0 | 1, position: number): number[] {
   const crossings: number[] = [];
-  // Most shapes lie on one side of the line: told by their points, without making their rings.
-  let below = false;
-  let above = false;
-  for (let p = 0; p < shape.paths.length && !(below && above); p++) {
-    const coords = (shape.paths[p] as PathGeometry).coords;
-    for (let i = axis; i < coords.length && !(below && above); i += 2) {
-      if ((coords[i] as number) < position) below = true;
-      else above = true;
-    }
-  }
-  if (!below || !above) return crossings;
+  // Most shapes lie on one side of the line: told by their box, without making their rings.
+  const box = shapeBox(shape);
+  if ((axis === 0 ? box.x0 : box.y0) >= position || (axis === 0 ? box.x1 : box.y1) < position) return crossings;
   for (const path of shape.paths) {
     for (const ring of polygonsOf(path)) {
       const count = ring.length / 2;

@@ -141,7 +141,7 @@ test('sameColourAreas: candidates of one flat colour whose visible pixels touch 
   const grey = { r: 100, g: 100, b: 100 };
   const shapes = [rectangle(0, 0, 10, 10, grey), rectangle(10, 0, 20, 10, grey), rectangle(20, 0, 30, 10, { r: 101, g: 100, b: 100 }), rectangle(40, 0, 50, 10, grey)];
   const owner = visibleShapes(shapes, 50, 10);
-  const { groupOf, count } = sameColourAreas(owner, 50, 10, shapes, Int32Array.from([0, 1, 2, 3]));
+  const { groupOf, count } = sameColourAreas(owner, 50, 10, shapes, Int32Array.from([0, 1, 2, 3]), 4);
   assert.equal(count, 3);
   assert.equal(groupOf[0], groupOf[1]);
   assert.notEqual(groupOf[1], groupOf[2]);
