@@ -27,6 +27,7 @@ import { binariseAlpha, buildTracerConfig, decimalPlaces, plainTracerConfig, res
 import { checkSvg, type CheckReference, type CheckReport } from './check/check.ts';
 import { DETAIL_PALETTE_COST, finerPlan, INKS_MARGIN_ON_DIGITAL_PAGE, inksPlan, LOGO_COST, otherKindPlan, palettePlan, plainPlan, RETRACE_START_BEFORE_MS, retraceFitsInTime, retracePlans, TONE_MARGIN, tonePlan, type TracePlan } from './check/retrace.ts';
 import { detailFidelity, detailReference, type DetailReference } from './check/detail.ts';
+import { startWorkClock, type WorkClock } from './check/work-clock.ts';
 import { EngineError, type TraceRequest, type TraceResult } from './types.ts';
 import { spotColourRequest, type SpotColourRequest } from './paint/spot-colours.ts';
 import { spotColourRegions, traceSpotColours } from './trace/spot-colours.ts';
@@ -45,6 +46,8 @@ export interface ConvertOptions {
   onlyPlainRetrace?: boolean;
   /** Start every retrace whatever the time taken so far (tests of what a retrace does, on a busy machine). */
   untimed?: boolean;
+  /** The clock the retraces' time limits read (check/work-clock.ts); tests pass a busy machine's. */
+  startClock?: () => WorkClock;
 }
 
 /** Control points closer than this (working pixels) to the chord make a cubic a line. */
@@ -138,28 +141,32 @@ interface Attempt {
   digitalPage: boolean;
   check: CheckReport;
   timeMs: number;
+  /** timeMs as the retraces' time limits count it (check/work-clock.ts). */
+  workMs: number;
   /** The same trace with its soft edges flat, written and checked (reason `soft-edges`). */
   alternative?: Attempt;
 }
 
 export async function convertImage(request: TraceRequest, options: ConvertOptions): Promise<TraceResult> {
   const started = performance.now();
+  const startClock = options.startClock ?? startWorkClock;
+  const clock = startClock();
   const image = await analyse(request, options);
   // An enlargement is compared at its own grid, where the source is exact: reduced with Lanczos,
   // its blocks' edges ring where resvg draws them crisp, and a trace exact to the pixel scored 0.90.
   const reference = await checkReference(image.ownGrid ?? image.first, checkPixelsFor(image.kind));
   const attempts: Attempt[] = [];
-  let best = settle(await attempt(image, { kind: image.kind }, request.params, reference), attempts);
+  let best = settle(await attempt(image, { kind: image.kind }, request.params, reference, startClock), attempts);
   let retraceMs = 0;
   /** Whether a retrace may start now (retraceFitsInTime). */
-  const fitsInTime = (plan: TracePlan): boolean => options.untimed === true || retraceFitsInTime(plan, performance.now() - started, (attempts[0] as Attempt).timeMs);
+  const fitsInTime = (plan: TracePlan): boolean => options.untimed === true || retraceFitsInTime(plan, clock.elapsedMs(), (attempts[0] as Attempt).workMs);
   /**
    * Another way of tracing, timed apart; kept when it scores higher by `margin` and passes `keeps`.
    * A failed attempt is skipped.
    */
   const retrace = async (plan: TracePlan, margin = RETRACE_MARGIN, keeps: (candidate: Attempt) => boolean = () => true): Promise<void> => {
     const retraceStarted = performance.now();
-    const traced = await attempt(image, plan, request.params, reference).catch(() => undefined);
+    const traced = await attempt(image, plan, request.params, reference, startClock).catch(() => undefined);
     retraceMs += performance.now() - retraceStarted;
     if (!traced) return;
     const candidate = settle(traced, attempts);
@@ -217,7 +224,7 @@ export async function convertImage(request: TraceRequest, options: ConvertOption
   // plain trace, even where another way won part of it back (the best scores at least the first).
   const firstFidelity = (attempts[0] as Attempt).check.fidelity;
   const plain = options.noRetrace || asked ? undefined : plainPlan(best.plan, firstFidelity, request.params);
-  if (plain && (options.untimed === true || performance.now() - started < RETRACE_START_BEFORE_MS)) await retrace(plain, PLAIN_MARGIN, keepsDetailOfBest);
+  if (plain && (options.untimed === true || clock.elapsedMs() < RETRACE_START_BEFORE_MS)) await retrace(plain, PLAIN_MARGIN, keepsDetailOfBest);
   // A test key's result: the watermark joins the model after the check (fidelity is the trace's),
   // so every format carries it.
   const page = pageOf(request.params);
@@ -411,8 +418,9 @@ async function checkReference(decoded: RgbaImage, pixels: number): Promise<Check
   return { rgba: reduced.rgba, width: reduced.width, height: reduced.height };
 }
 
-async function attempt(image: AnalysedImage, plan: TracePlan, params: TraceParams, reference: CheckReference): Promise<Attempt> {
+async function attempt(image: AnalysedImage, plan: TracePlan, params: TraceParams, reference: CheckReference, startClock: () => WorkClock): Promise<Attempt> {
   const started = performance.now();
+  const clock = startClock();
   const kind = plan.kind;
   const workingPixels = params.centerline ? CENTERLINE_PIXELS : (plan.workingPixels ?? workingPixelsFor(kind, image.first.originalWidth * image.first.originalHeight));
   const spot = spotColourRequest(params);
@@ -437,14 +445,16 @@ async function attempt(image: AnalysedImage, plan: TracePlan, params: TraceParam
   const facts = { kind, curveMode: traced.curveMode, tracedScale: traced.width / decoded.originalWidth, pixelGrid: hasPixelGrid(image.stats, image.first) };
   const written = writeOutput(traced, decoded, kind, params);
   const check = checkSvg(written.svg, reference, facts);
-  const result: Attempt = { plan, curveMode: traced.curveMode, ...written, tracedRegions: traced.regions === true, severalInks: traced.severalInks === true, digitalPage: traced.digitalPage === true, check, timeMs: performance.now() - started };
+  const result: Attempt = { plan, curveMode: traced.curveMode, ...written, tracedRegions: traced.regions === true, severalInks: traced.severalInks === true, digitalPage: traced.digitalPage === true, check, timeMs: performance.now() - started, workMs: clock.elapsedMs() };
   if (!traced.flatEdges) return result;
   // Soft edges are fitted to the alpha alone; the check, which sees colour and structure too,
   // decides whether the blurred shapes draw the picture better than the flat regions.
   const flatStarted = performance.now();
+  const flatClock = startClock();
   const flatWritten = writeOutput({ ...traced, shapes: traced.flatEdges }, decoded, kind, params);
-  const flat: Attempt = { plan: { ...plan, reason: 'soft-edges' }, curveMode: traced.curveMode, ...flatWritten, tracedRegions: traced.regions === true, severalInks: false, digitalPage: false, check: checkSvg(flatWritten.svg, reference, facts), timeMs: 0 };
+  const flat: Attempt = { plan: { ...plan, reason: 'soft-edges' }, curveMode: traced.curveMode, ...flatWritten, tracedRegions: traced.regions === true, severalInks: false, digitalPage: false, check: checkSvg(flatWritten.svg, reference, facts), timeMs: 0, workMs: 0 };
   flat.timeMs = performance.now() - flatStarted;
+  flat.workMs = flatClock.elapsedMs();
   return { ...result, alternative: flat };
 }
 

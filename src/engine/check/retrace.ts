@@ -43,7 +43,8 @@ const RETRACE_END_MS = 9_000;
 /**
  * Whether `plan` may start `elapsedMs` into a conversion whose first attempt took `firstMs`: early
  * enough, and expected (by the first attempt's time and the plan's costFactor) to end by
- * RETRACE_END_MS, so that no conversion runs long for a second opinion.
+ * RETRACE_END_MS, so that no conversion runs long for a second opinion. Both times are work, as
+ * check/work-clock.ts counts it: on a busy machine the same retraces start as on a quiet one.
  */
 export function retraceFitsInTime(plan: TracePlan, elapsedMs: number, firstMs: number): boolean {
   return elapsedMs <= RETRACE_START_BEFORE_MS && elapsedMs + firstMs * (plan.costFactor ?? 1) <= RETRACE_END_MS;
