@@ -4,6 +4,7 @@ import { addSums, CHANNELS, fitModel, flatMergeExcess, meanOf, MOMENT_STRIDE, or
 import { find } from './components.ts';
 import { hueDistance, isClear, isThin, perimeters, straightRgb } from './measures.ts';
 import type { SegmentOptions } from './segment.ts';
+import { OPAQUE_ABOVE } from './upsample.ts';
 
 export interface RegionGraph {
   /** Union–find over regions: merged regions point at the one that absorbed them. */
@@ -228,6 +229,18 @@ function isShadowBeside(faint: Colour, solid: Colour): boolean {
   return own[0] + own[1] + own[2] - (shade[0] + shade[1] + shade[2]) > MIXTURE_TOLERANCE;
 }
 
+/**
+ * Whether joining `faint` to `solid` would turn an opaque outline translucent: `solid` is opaque
+ * (OPAQUE_ABOVE) and `faint` at most FAINT_SHARE as opaque. Joined, the chain's mean alpha falls
+ * below opaque and the whole outline is drawn as a soft edge, blurred: a 128 px icon's dark frame,
+ * joined to the drop shadow along its lower side (nearly black too, so no shadow by its colour),
+ * lost its crisp line on every side. A line's own partly covered pixels against transparency are
+ * mostly made opaque before (silhouette.ts).
+ */
+function fadesBeside(faint: Colour, solid: Colour): boolean {
+  return solid[3] >= OPAQUE_ABOVE * 255 && faint[3] <= FAINT_SHARE * solid[3];
+}
+
 /** Thin regions whose straight colours differ by at most this (sum over RGB) are one outline, whatever their coverage. */
 const CHAIN_TOLERANCE = 160;
 /**
@@ -264,6 +277,7 @@ export function joinThinChains(graph: RegionGraph, sums: Float64Array, labels: I
       // faint, nearly black piece beside a lighter solid one is a shadow lying along it (cast
       // between the bars of a fence: joined to them, it filled every gap).
       if (isShadowBeside(rootColour, neighbourColour) || isShadowBeside(neighbourColour, rootColour)) continue;
+      if (fadesBeside(rootColour, neighbourColour) || fadesBeside(neighbourColour, rootColour)) continue;
       const needsMixture = (separatePaints && difference > CHAIN_SAME_PAINT) || sideBySide(graph, perimeter, root, neighbour);
       if (needsMixture && !eitherMixesTheOther(graph, sums, perimeter, root, neighbour)) continue;
       const kept = mergeRegions(graph, sums, root, neighbour);

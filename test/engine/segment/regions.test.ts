@@ -161,23 +161,45 @@ test('outline pieces side by side: a dark outline and the light rim inside it st
   assert.deepEqual(groups(framed([20, 23, 38, 255]).graph), [[0], [1, 2], [3]]);
 });
 
-test('outline pieces: a faint shadow strip beside a solid bar stays apart; the bar partly covering pixels against transparency joins it', () => {
+test('outline pieces: a faint strip beside a solid bar stays apart, a shadow or the bar partly covering pixels; strips alike in alpha join', () => {
   // On transparency (label 0, clear): a dark bar a pixel wide (1) and beside it a strip a pixel
   // wide (2), both 10 pixels long (short pieces of one outline join whatever lies beside them). A
   // shadow's strip is black and a third opaque: another paint lying along the bar (a railing's
   // shadow between its bars, joined to them, filled the gaps). The bar's own colour a third opaque
-  // is the bar partly covering those pixels: one line.
-  const pair = (strip: RgbaColour) => {
+  // stays apart too: joined, the opaque bar would be drawn translucent and blurred, where apart it
+  // is drawn solid beside a faint strip, as the pixels are.
+  const pair = (bar: RgbaColour, strip: RgbaColour) => {
     const drawn = regionsOf(12, 20, (x, y) => {
-      if (y >= 5 && y < 15 && x === 5) return [1, [24, 24, 24, 255]];
+      if (y >= 5 && y < 15 && x === 5) return [1, bar];
       if (y >= 5 && y < 15 && x === 6) return [2, strip];
       return [0, [0, 0, 0, 0]];
     });
     joinThinChains(drawn.graph, drawn.sums, drawn.labels, drawn.width, drawn.height);
     return groups(drawn.graph);
   };
-  assert.deepEqual(pair([0, 0, 0, 85]), [[0], [1], [2]]);
-  assert.deepEqual(pair([24, 24, 24, 85]), [[0], [1, 2]]);
+  assert.deepEqual(pair([24, 24, 24, 255], [0, 0, 0, 85]), [[0], [1], [2]]);
+  assert.deepEqual(pair([24, 24, 24, 255], [24, 24, 24, 85]), [[0], [1], [2]]);
+  // A translucent line's pieces, partly covered or not, are one line.
+  assert.deepEqual(pair([24, 24, 24, 170], [24, 24, 24, 85]), [[0], [1, 2]]);
+  assert.deepEqual(pair([24, 24, 24, 255], [24, 24, 24, 200]), [[0], [1, 2]]);
+});
+
+test('outline pieces: an icon’s dark frame stays opaque beside the drop shadow along its lower side', () => {
+  // A 128 px icon's frame (Tango's system monitor): a near-black outline a pixel wide (1) around a
+  // dark blue panel (2), and under its lower side a shadow two pixels deep (3), near-black too and
+  // a third opaque, so no shadow by its colour. Joined to the shadow, the outline's mean alpha fell
+  // to 0.77 and the whole frame was drawn as a blurred soft edge, on every side.
+  const drawn = regionsOf(40, 40, (x, y) => {
+    const inside = x >= 4 && x < 36 && y >= 4 && y < 34;
+    const core = x >= 5 && x < 35 && y >= 5 && y < 33;
+    if (inside && !core) return [1, [10, 14, 21, 255]];
+    if (core) return [2, [28, 39, 59, 255]];
+    if (x >= 4 && x < 36 && (y === 34 || y === 35)) return [3, [18, 18, 18, 80]];
+    return [0, [0, 0, 0, 0]];
+  });
+  joinThinChains(drawn.graph, drawn.sums, drawn.labels, drawn.width, drawn.height);
+  assert.deepEqual(groups(drawn.graph), [[0], [1], [2], [3]]);
+  assert.ok((meanOf(drawn.sums, 1 * MOMENT_STRIDE)[3] as number) > 250, 'the frame is opaque');
 });
 
 test('specks join the neighbour that explains them best, unless none is close enough; larger regions are not specks', () => {
