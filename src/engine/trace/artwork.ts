@@ -44,8 +44,9 @@ export const SECOND_OPINION_SEGMENT_PIXELS = 160_000;
  * Artwork larger than this is asked whether it is dense (a map, a chart: traced from its palette).
  * Smaller, no statistic tried tells a small map from a clean logo of its size, and the self-check
  * decides (palettePlan in check/retrace.ts). Density stays measured as when its limit was set
- * (on a copy of this size): a tune-part map of 0.26 MP, not asked, took 3.4 s by its regions
- * (0.795) before its palette trace won (0.847); asked, it takes 1.4 s in all.
+ * (on a copy of this size). The tune part's street map of 0.26 MP is asked, but its palette copy
+ * fits the logo budget, so it is not dense: it is traced by its regions (0.796) and then from its
+ * palette by the self-check, which wins (0.847; 2.5 s in the bench, 0.7 s of it the retrace).
  */
 const DENSE_ABOVE_PIXELS = 160_000;
 /**
