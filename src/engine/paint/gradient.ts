@@ -54,6 +54,8 @@ const MAX_RING_RATIO = 0.95;
 /** Regions smaller than this (pixels) are always flat: too few samples for a profile. */
 const MIN_GRADIENT_PIXELS = 24;
 const MAX_STOPS = 8;
+/** The profile is sampled in at most this many bins per stop allowed (32 for MAX_STOPS). */
+const BINS_PER_STOP = 4;
 
 /**
  * When a region takes a gradient: its flat colour is farther than `flatTolerance` from its pixels,
@@ -64,6 +66,10 @@ export interface GradientRule {
   flatTolerance: number;
   gain: number;
   minRange: number;
+  /** At most this many stops (MAX_STOPS unless given). */
+  maxStops?: number;
+  /** Linear gradients only. */
+  linearOnly?: boolean;
 }
 
 /** Artwork's regions are clean: a gradient must explain clearly more than the flat colour. */
@@ -81,7 +87,7 @@ function spans(paint: Paint, levels: number): boolean {
   return false;
 }
 
-interface RegionPixels {
+export interface RegionPixels {
   /** Pixel centres, x then y, in working pixels, of the pixels sampled for colour. */
   positions: Float64Array;
   /** Centres of all the region's pixels, edges included, so a gradient spans the whole shape. */
@@ -92,7 +98,7 @@ interface RegionPixels {
 }
 
 /** Pixels of every region; pixels on a region's edge are left out when it has enough inside (they blend with the neighbour). */
-function collectPixels(segmentation: PaintedRegions): RegionPixels[] {
+export function collectPixels(segmentation: PaintedRegions): RegionPixels[] {
   const { width, height, labels, count, premultiplied: rgba } = segmentation;
   const interior = new Uint8Array(width * height);
   const interiorCount = new Int32Array(count);
@@ -229,10 +235,10 @@ interface Profile {
  * The colour along a parameter t (0 at `low`, 1 at `high`): samples averaged in bins, then as few
  * stops as keep the piecewise-linear profile within STOP_TOLERANCE of the samples.
  */
-function profileAlong(pixels: RegionPixels, parameter: (x: number, y: number) => number, low: number, high: number): Profile | null {
+function profileAlong(pixels: RegionPixels, parameter: (x: number, y: number) => number, low: number, high: number, maxStops: number): Profile | null {
   const span = high - low;
   if (!(span > 1)) return null;
-  const bins = Math.max(2, Math.min(32, Math.round(span / 1.5)));
+  const bins = Math.max(2, Math.min(maxStops * BINS_PER_STOP, Math.round(span / 1.5)));
   const sums = new Float64Array(bins * CHANNELS);
   const counts = new Float64Array(bins);
   const ts = new Float64Array(pixels.count);
@@ -252,7 +258,7 @@ function profileAlong(pixels: RegionPixels, parameter: (x: number, y: number) =>
   if (samples.length < 2) return null;
   // No stops at 0 and 1: before its first stop and after its last a gradient keeps their colours
   // (SVG, PDF and PostScript alike), which is what the pixels beyond the outermost samples show.
-  const points = simplify(samples, STOP_TOLERANCE);
+  const points = simplify(samples, STOP_TOLERANCE, maxStops);
   const error = rms(pixels, (k, out) => interpolate(points, ts[k] as number, out));
   return { points, error };
 }
@@ -275,8 +281,8 @@ function stopsOf(points: ProfilePoint[]): GradientStop[] {
   });
 }
 
-/** Ramer–Douglas–Peucker over colour against t, at most MAX_STOPS points, always both ends. */
-function simplify(points: ProfilePoint[], tolerance: number): ProfilePoint[] {
+/** Ramer–Douglas–Peucker over colour against t, at most `maxStops` points, always both ends. */
+function simplify(points: ProfilePoint[], tolerance: number, maxStops: number): ProfilePoint[] {
   const kept = new Set([0, points.length - 1]);
   for (;;) {
     const sorted = [...kept].sort((a, b) => a - b);
@@ -299,7 +305,7 @@ function simplify(points: ProfilePoint[], tolerance: number): ProfilePoint[] {
         }
       }
     }
-    if (worst < 0 || kept.size >= MAX_STOPS) break;
+    if (worst < 0 || kept.size >= maxStops) break;
     kept.add(worst);
   }
   return [...kept].sort((a, b) => a - b).map((k) => points[k] as ProfilePoint);
@@ -307,7 +313,7 @@ function simplify(points: ProfilePoint[], tolerance: number): ProfilePoint[] {
 
 type Candidate = { paint: Paint; error: number };
 
-function linearCandidate(pixels: RegionPixels, factor: number): Candidate | null {
+function linearCandidate(pixels: RegionPixels, factor: number, maxStops: number): Candidate | null {
   const plane = leastSquares(pixels, 3, (x, y, out) => {
     out[0] = 1;
     out[1] = x;
@@ -330,7 +336,7 @@ function linearCandidate(pixels: RegionPixels, factor: number): Candidate | null
   const dy = Math.sin(angle);
   const project = (x: number, y: number) => x * dx + y * dy;
   const [low, high] = fullExtent(pixels, project);
-  const profile = profileAlong(pixels, project, low, high);
+  const profile = profileAlong(pixels, project, low, high, maxStops);
   if (!profile) return null;
   // The axis through the region's centroid, from the low end to the high end.
   let cx = 0;
@@ -352,7 +358,7 @@ function linearCandidate(pixels: RegionPixels, factor: number): Candidate | null
   };
 }
 
-function radialCandidate(pixels: RegionPixels, factor: number): Candidate | null {
+function radialCandidate(pixels: RegionPixels, factor: number, maxStops: number): Candidate | null {
   // colour = a + b x + c y + e (x² + y²): a paraboloid whose apex is the centre.
   let ox = 0;
   let oy = 0;
@@ -390,7 +396,7 @@ function radialCandidate(pixels: RegionPixels, factor: number): Candidate | null
   // crowd into the last few hundredths of the radius.
   if (near > far * MAX_RING_RATIO) return null;
   // Sampled over the radii the shape covers, so a ring gets as many samples across it as a disc.
-  const profile = profileAlong(pixels, distance, near, far);
+  const profile = profileAlong(pixels, distance, near, far, maxStops);
   if (!profile) return null;
   const fromCentre = profile.points.map((point) => ({ ...point, t: (near + point.t * (far - near)) / far }));
   return {
@@ -400,22 +406,113 @@ function radialCandidate(pixels: RegionPixels, factor: number): Candidate | null
 }
 
 /**
+ * A sample of at most `most` pixels of several regions as one, each region's share of it in
+ * proportion to its `weight` (the number of pixels it stands for), evenly spaced in its own.
+ */
+export function samplePixels(parts: readonly { pixels: RegionPixels; weight: number }[], most: number): RegionPixels {
+  const total = parts.reduce((sum, part) => sum + part.weight, 0);
+  const takes = parts.map((part) => Math.min(part.pixels.count, Math.max(1, Math.round((most * part.weight) / Math.max(1, total)))));
+  const count = takes.reduce((sum, take) => sum + take, 0);
+  const outlineTakes = parts.map((part, index) => Math.min(part.pixels.outline.length / 2, Math.max(1, Math.round(((takes[index] as number) * part.pixels.outline.length) / 2 / Math.max(1, part.pixels.count)))));
+  const sample: RegionPixels = {
+    positions: new Float64Array(count * 2),
+    outline: new Float64Array(outlineTakes.reduce((sum, take) => sum + take, 0) * 2),
+    colours: new Float64Array(count * CHANNELS),
+    count,
+  };
+  let at = 0;
+  let outlineAt = 0;
+  parts.forEach(({ pixels }, index) => {
+    const take = takes[index] as number;
+    for (let n = 0; n < take; n++) {
+      const k = Math.floor((n * pixels.count) / take);
+      sample.positions[at * 2] = pixels.positions[k * 2] as number;
+      sample.positions[at * 2 + 1] = pixels.positions[k * 2 + 1] as number;
+      for (let c = 0; c < CHANNELS; c++) sample.colours[at * CHANNELS + c] = pixels.colours[k * CHANNELS + c] as number;
+      at++;
+    }
+    const outlineCount = pixels.outline.length / 2;
+    const outlineTake = outlineTakes[index] as number;
+    for (let n = 0; n < outlineTake; n++) {
+      const k = Math.floor((n * outlineCount) / outlineTake);
+      sample.outline[outlineAt * 2] = pixels.outline[k * 2] as number;
+      sample.outline[outlineAt * 2 + 1] = pixels.outline[k * 2 + 1] as number;
+      outlineAt++;
+    }
+  });
+  return sample;
+}
+
+/** The colours (premultiplied r, g, b, a per point) of a paint, in the coordinates of the grid traced, at points `factor` times `positions`. */
+export function paintColours(paint: Paint, positions: Float64Array, count: number, factor: number): Float64Array {
+  const colours = new Float64Array(count * CHANNELS);
+  const put = (k: number, r: number, g: number, b: number, alpha: number): void => {
+    colours[k * CHANNELS] = r * alpha;
+    colours[k * CHANNELS + 1] = g * alpha;
+    colours[k * CHANNELS + 2] = b * alpha;
+    colours[k * CHANNELS + 3] = alpha * 255;
+  };
+  for (let k = 0; k < count; k++) {
+    if (paint.kind === 'flat') {
+      put(k, paint.color.r, paint.color.g, paint.color.b, 1);
+      continue;
+    }
+    const x = (positions[k * 2] as number) * factor;
+    const y = (positions[k * 2 + 1] as number) * factor;
+    let t: number;
+    if (paint.kind === 'linear') {
+      const dx = paint.x2 - paint.x1;
+      const dy = paint.y2 - paint.y1;
+      t = ((x - paint.x1) * dx + (y - paint.y1) * dy) / Math.max(1e-9, dx * dx + dy * dy);
+    } else {
+      t = hypot(x - paint.cx, y - paint.cy) / Math.max(1e-9, paint.r);
+    }
+    // Before its first stop and after its last a gradient keeps their colours.
+    const stops = paint.stops;
+    let i = 0;
+    while (i + 1 < stops.length && (stops[i + 1] as GradientStop).offset <= t) i++;
+    const a = stops[i] as GradientStop;
+    const z = stops[Math.min(i + 1, stops.length - 1)] as GradientStop;
+    const w = t <= a.offset || z.offset <= a.offset ? 0 : Math.min(1, (t - a.offset) / (z.offset - a.offset));
+    put(k, a.color.r + w * (z.color.r - a.color.r), a.color.g + w * (z.color.g - a.color.g), a.color.b + w * (z.color.b - a.color.b), a.opacity + w * (z.opacity - a.opacity));
+  }
+  return colours;
+}
+
+/** The RMS difference (per channel, 0–255) between a paint and the colours of `pixels`, the paint in the coordinates of the grid traced (`factor` times the pixels'). */
+export function paintError(paint: Paint, pixels: RegionPixels, factor: number): number {
+  const predicted = paintColours(paint, pixels.positions, pixels.count, factor);
+  return rms(pixels, (k, out) => {
+    for (let c = 0; c < CHANNELS; c++) out[c] = predicted[k * CHANNELS + c] as number;
+  });
+}
+
+/** A region's paint and its RMS error per channel (0–255) on the region's pixels. */
+export interface FittedPaint {
+  paint: RegionPaint;
+  error: number;
+}
+
+/** The paint of one region's pixels under `rule`, in the coordinates of the grid traced (`factor` times the working size). */
+export function fitRegion(pixels: RegionPixels, factor: number, rule: GradientRule = ARTWORK_GRADIENTS): FittedPaint {
+  const mean = meanColour(pixels);
+  const { color, opacity } = straightColour(mean);
+  const flatPaint: RegionPaint = { fill: { kind: 'flat', color }, opacity };
+  if (pixels.count < MIN_GRADIENT_PIXELS) return { paint: flatPaint, error: Number.POSITIVE_INFINITY };
+  const flatError = rms(pixels, (_k, out) => mean.forEach((value, c) => (out[c] = value)));
+  if (flatError <= rule.flatTolerance) return { paint: flatPaint, error: flatError };
+  const linear = linearCandidate(pixels, factor, rule.maxStops ?? MAX_STOPS);
+  const radial = rule.linearOnly ? null : radialCandidate(pixels, factor, rule.maxStops ?? MAX_STOPS);
+  let best: Candidate | null = linear;
+  if (radial && (!best || radial.error <= best.error * RADIAL_GAIN)) best = radial;
+  if (!best || best.error > flatError * rule.gain || !spans(best.paint, rule.minRange)) return { paint: flatPaint, error: flatError };
+  return { paint: { fill: best.paint, opacity: 1 }, error: best.error };
+}
+
+/**
  * Paints for every region of the segmentation, in the coordinates of the grid traced
  * (`factor` times the working size).
  */
 export function fitPaints(segmentation: PaintedRegions, factor: number, rule: GradientRule = ARTWORK_GRADIENTS): RegionPaint[] {
-  return collectPixels(segmentation).map((pixels) => {
-    const mean = meanColour(pixels);
-    const { color, opacity } = straightColour(mean);
-    const flatPaint: RegionPaint = { fill: { kind: 'flat', color }, opacity };
-    if (pixels.count < MIN_GRADIENT_PIXELS) return flatPaint;
-    const flatError = rms(pixels, (_k, out) => mean.forEach((value, c) => (out[c] = value)));
-    if (flatError <= rule.flatTolerance) return flatPaint;
-    const linear = linearCandidate(pixels, factor);
-    const radial = radialCandidate(pixels, factor);
-    let best: Candidate | null = linear;
-    if (radial && (!best || radial.error <= best.error * RADIAL_GAIN)) best = radial;
-    if (!best || best.error > flatError * rule.gain || !spans(best.paint, rule.minRange)) return flatPaint;
-    return { fill: best.paint, opacity: 1 };
-  });
+  return collectPixels(segmentation).map((pixels) => fitRegion(pixels, factor, rule).paint);
 }

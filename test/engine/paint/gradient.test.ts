@@ -3,7 +3,7 @@
 // as the profile needs, and partial alpha becomes the paint's opacity.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { fitPaints, paintOpacity, straightColour, type RegionPaint } from '../../../src/engine/paint/gradient.ts';
+import { collectPixels, fitPaints, fitRegion, paintColours, paintError, paintOpacity, samplePixels, straightColour, type RegionPaint } from '../../../src/engine/paint/gradient.ts';
 import type { GradientStop, Paint } from '../../../src/engine/geometry.ts';
 import { randomSequence, segmentationOf, type RgbaColour } from '../fixtures.ts';
 
@@ -178,6 +178,46 @@ test('stops are as few as the profile needs: two for a straight ramp, three for 
   const [waved] = fitPaints(oneRegion(square, wave), 1) as [RegionPaint];
   assert.equal(waved.fill.kind, 'linear');
   assert.equal((waved.fill as Extract<Paint, { kind: 'linear' }>).stops.length, 8);
+});
+
+test('maxStops raises the eight: a wave gets as many stops as allowed, and fits closer', () => {
+  const wave = (x: number): RgbaColour => [128 + 100 * Math.sin((x - 4) / 2), 100, 100, 255];
+  const [pixels] = collectPixels(oneRegion(square, wave));
+  const rule = { flatTolerance: 0, gain: 1, minRange: 0 };
+  const eight = fitRegion(pixels!, 1, rule);
+  const sixteen = fitRegion(pixels!, 1, { ...rule, maxStops: 16 });
+  assert.equal((sixteen.paint.fill as Extract<Paint, { kind: 'linear' }>).stops.length, 16);
+  assert.ok(sixteen.error < eight.error * 0.7, `${sixteen.error} against ${eight.error}`);
+});
+
+test('paintColours draws a paint as SVG does, and paintError on a region is the error its fit reports', () => {
+  const ramp = (x: number, y: number): RgbaColour => [20 + 3 * (x - 4), 200 - 2 * (y - 4), 100, 255];
+  const [pixels] = collectPixels(oneRegion(square, ramp));
+  const fit = fitRegion(pixels!, 2);
+  assert.equal(fit.paint.fill.kind, 'linear');
+  const fill = fit.paint.fill as Extract<Paint, { kind: 'linear' }>;
+  // At a few pixels, in the grid traced (twice the pixels), the colour gradientAt computes.
+  const positions = Float64Array.from([4.5, 4.5, 20.5, 11.5, 43.5, 43.5, 0.5, 47.5]);
+  const colours = paintColours(fill, positions, 4, 2);
+  for (let k = 0; k < 4; k++) {
+    const expected = gradientAt(fill, (positions[k * 2] as number) * 2, (positions[k * 2 + 1] as number) * 2);
+    for (let c = 0; c < 4; c++) assert.ok(Math.abs((colours[k * 4 + c] as number) - (expected[c] as number)) < 1e-6, `point ${k} channel ${c}`);
+  }
+  assert.ok(Math.abs(paintError(fill, pixels!, 2) - fit.error) < 0.05, `${paintError(fill, pixels!, 2)} against ${fit.error}`);
+});
+
+test('samplePixels: at most the number asked for, each region in proportion to the pixels it stands for', () => {
+  const [pixels] = collectPixels(oneRegion(square, () => [100, 100, 100, 255]));
+  const whole = pixels!.count;
+  const one = samplePixels([{ pixels: pixels!, weight: whole }], 100);
+  assert.equal(one.count, 100);
+  // Spread over the region, not its first rows.
+  assert.ok((one.positions[one.count * 2 - 1] as number) > 30, `last sample at y ${one.positions[one.count * 2 - 1]}`);
+  // Two regions, one standing for three times the pixels of the other.
+  const two = samplePixels([{ pixels: pixels!, weight: 3 * whole }, { pixels: one, weight: whole }], 80);
+  assert.equal(two.count, 80);
+  // Fewer pixels than asked: all of them.
+  assert.equal(samplePixels([{ pixels: one, weight: 100 }], 1000).count, 100);
 });
 
 test('partial alpha becomes the paint\'s opacity, with the straight colour; a fade becomes stop opacities', () => {

@@ -130,11 +130,43 @@ test('shadeLargeShapes: pieces of one colour that touch, as tiles cut a region (
   assert.deepEqual(top.fill, bottom.fill);
   // Where the pieces meet, one colour either side.
   assert.ok(Math.abs(greyAt(top.fill, 48, SIZE / 2 - 0.5) - greyAt(bottom.fill, 48, SIZE / 2 + 0.5)) <= 1.5);
-  // Of another colour, the lower piece is fitted on its own.
+  // Of another colour, over a picture with a step between them, the lower piece is fitted on its own.
   const upper = rectangle(0, 0, SIZE, SIZE / 2, { r: 84, g: 84, b: 84 });
-  const lower = rectangle(0, SIZE / 2, SIZE, SIZE, { r: 132, g: 132, b: 132 });
-  await shadeLargeShapes([upper, lower], noisyRamp(), SIZE, SIZE);
+  const lower = rectangle(0, SIZE / 2, SIZE, SIZE, { r: 162, g: 162, b: 162 });
+  await shadeLargeShapes([upper, lower], steppedRamp(30), SIZE, SIZE);
   assert.notDeepEqual(upper.fill, lower.fill);
+});
+
+/** noisyRamp with the lower half `step` levels lighter: an edge in the picture, not a band of the trace. */
+function steppedRamp(step: number): { rgba: Buffer; width: number; height: number } {
+  const picture = noisyRamp();
+  for (let i = (SIZE / 2) * SIZE * 4; i < picture.rgba.length; i += 4) {
+    for (let c = 0; c < 3; c++) picture.rgba[i + c] = Math.min(255, (picture.rgba[i + c] as number) + step);
+  }
+  return picture;
+}
+
+test('shadeLargeShapes: the bands of one ramp, each of its own colour, are painted with one gradient, so no step shows where they meet', async () => {
+  const shapes = stackedBands();
+  assert.equal(await shadeLargeShapes(shapes, noisyRamp(), SIZE, SIZE), 4);
+  const first = (shapes[0] as TracedShape).fill;
+  assert.equal(first.kind, 'linear');
+  for (const shape of shapes) assert.deepEqual(shape.fill, first);
+  // Down the whole picture, within the grain of the ramp.
+  for (const y of [2.5, 30.5, 60.5, 93.5]) assert.ok(Math.abs(greyAt(first, 48, y) - (60 + y - 0.5)) <= 2, `at y ${y}: ${greyAt(first, 48, y)} for ${60 + y - 0.5}`);
+});
+
+test('shadeLargeShapes: bands either side of an edge in the picture keep their own gradients, even a few levels apart', async () => {
+  for (const step of [30, 10]) {
+    const upper = rectangle(0, 0, SIZE, SIZE, { r: 84, g: 84, b: 84 });
+    const lower = rectangle(0, SIZE / 2, SIZE, SIZE, { r: 132 + step, g: 132 + step, b: 132 + step });
+    assert.equal(await shadeLargeShapes([upper, lower], steppedRamp(step), SIZE, SIZE), 2);
+    assert.notDeepEqual(upper.fill, lower.fill, `step ${step}`);
+    // The step stays where the picture has it.
+    const above = greyAt(upper.fill, 48, SIZE / 2 - 0.5);
+    const below = greyAt(lower.fill, 48, SIZE / 2 + 0.5);
+    assert.ok(below - above >= step - 3, `step ${step}: ${above} above, ${below} below`);
+  }
 });
 
 test('sameColourAreas: candidates of one flat colour whose visible pixels touch are one area; others, or apart, are not', () => {
