@@ -4,8 +4,9 @@
 // pixels show (paint/gradient.ts, fitted as artwork's regions are): neighbouring bands then meet
 // at about the same colour and the stripes fade into the ramp. Which pixels a shape shows is read
 // from the traced shapes themselves, drawn once with one colour per shape and no anti-aliasing.
-// Bands that curve across the picture keep part of their edge: a linear or radial gradient
-// follows one direction only.
+// Touching bands that one ramp fits are then painted with that one gradient (joinRamps), so no
+// step is left where their own ramps met. Bands that curve across the picture in two directions
+// keep part of their edges: a linear or radial gradient follows one direction only.
 
 import { Resvg } from '@resvg/resvg-js';
 import sharp from 'sharp';
