@@ -479,6 +479,13 @@ export function paintColours(paint: Paint, positions: Float64Array, count: numbe
   return colours;
 }
 
+/** The RMS difference (per channel, 0–255) between two paints at `positions` (x then y, `factor` times them in the paints' coordinates). */
+export function paintDifference(a: Paint, b: Paint, positions: Float64Array, factor: number): number {
+  const count = positions.length / 2;
+  const theirs = paintColours(b, positions, count, factor);
+  return paintError(a, { positions, outline: positions, colours: theirs, count }, factor);
+}
+
 /** The RMS difference (per channel, 0–255) between a paint and the colours of `pixels`, the paint in the coordinates of the grid traced (`factor` times the pixels'). */
 export function paintError(paint: Paint, pixels: RegionPixels, factor: number): number {
   const predicted = paintColours(paint, pixels.positions, pixels.count, factor);

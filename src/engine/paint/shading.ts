@@ -12,7 +12,7 @@ import { Resvg } from '@resvg/resvg-js';
 import sharp from 'sharp';
 import { resizeTo, type RgbaImage } from '../analyse/prepare.ts';
 import { PathCommand, shapeBox, type TracedShape } from '../geometry.ts';
-import { collectPixels, fitRegion, samplePixels, paintColours, paintError, type FittedPaint, type GradientRule, type RegionPixels } from './gradient.ts';
+import { collectPixels, fitRegion, samplePixels, paintDifference, paintError, type FittedPaint, type GradientRule, type RegionPixels } from './gradient.ts';
 import { disjointSets, find, union } from '../segment/components.ts';
 import { reserve, writeAscii, writeByte, type AsciiText } from '../write/ascii-text.ts';
 
@@ -238,27 +238,18 @@ export function joinRamps(labels: Int32Array, width: number, height: number, are
     if (edge) edge.push(x, y);
     else edges.set(key, [x, y]);
   };
-  for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) {
-      const i = y * width + x;
-      const here = labels[i] as number;
-      if (here < 0) continue;
-      if (x + 1 < width) touch(here, labels[i + 1] as number, x + 1, y + 0.5);
-      if (y + 1 < height) touch(here, labels[i + width] as number, x + 0.5, y + 1);
-    }
-  }
+  forEachTouching(labels, width, height, touch);
   const pairs = [...edges].filter(([, edge]) => edge.length / 2 >= MIN_SHARED_EDGE).sort((p, q) => q[1].length - p[1].length || p[0] - q[0]);
   const parent = disjointSets(count);
-  const pixels = areas;
-  const joinedOf = pixels.slice();
+  const joinedOf = areas.slice();
   const weight = sizes.slice();
   const paints = fitted.slice();
   const smooth = fitted.map((fit) => fit.error <= SMOOTH_ERROR);
   // Every area joined is held to its own paint's error: measured over a whole join, one area's
   // wrong shade hides among the others', and joins one after another drift.
-  const ownError = pixels.map((area, index) => (smooth[index] ? paintError((fitted[index] as FittedPaint).paint.fill, area, factor) : 0));
+  const ownError = areas.map((area, index) => (smooth[index] ? paintError((fitted[index] as FittedPaint).paint.fill, area, factor) : 0));
   const members: number[][] = areas.map((_, index) => [index]);
-  const fitsMembers = (paint: FittedPaint, root: number): boolean => (members[root] as number[]).every((member) => paintError(paint.paint.fill, pixels[member] as RegionPixels, factor) <= (ownError[member] as number) + JOIN_TOLERANCE);
+  const fitsMembers = (paint: FittedPaint, root: number): boolean => (members[root] as number[]).every((member) => paintError(paint.paint.fill, areas[member] as RegionPixels, factor) <= (ownError[member] as number) + JOIN_TOLERANCE);
   const version = new Int32Array(count);
   const tried: string[] = [];
   for (let pass = 0, joined = 1; pass < JOIN_PASSES && joined > 0; pass++) {
@@ -275,9 +266,7 @@ export function joinRamps(labels: Int32Array, width: number, height: number, are
       const fa = (paints[ra] as FittedPaint).paint.fill;
       const fb = (paints[rb] as FittedPaint).paint.fill;
       // Only a step a person sees along the shared edge is worth a ramp across it.
-      const positions = Float64Array.from(edge);
-      const seam = { positions, outline: positions, colours: paintColours(fb, positions, edge.length / 2, factor), count: edge.length / 2 };
-      const step = paintError(fa, seam, factor);
+      const step = paintDifference(fa, fb, Float64Array.from(edge), factor);
       if (step < MIN_SEAM || step > MAX_SEAM) continue;
       const both = samplePixels([{ pixels: joinedOf[ra] as RegionPixels, weight: weight[ra] as number }, { pixels: joinedOf[rb] as RegionPixels, weight: weight[rb] as number }], JOIN_SAMPLES);
       const fit = fitRegion(both, factor, JOINED_GRADIENTS);
@@ -289,11 +278,26 @@ export function joinRamps(labels: Int32Array, width: number, height: number, are
       weight[root] = (weight[ra] as number) + (weight[rb] as number);
       version[root] = Math.max(version[ra] as number, version[rb] as number) + 1;
       paints[root] = fit;
-      smooth[root] = true;
       joined++;
     }
   }
   return Array.from({ length: count }, (_, area) => paints[find(parent, area)] as FittedPaint);
+}
+
+/**
+ * Calls `visit` with every labelled pixel of a `width`×`height` map and its right, then its lower
+ * neighbour (whatever that one's label, −1 included), and the midpoint between their centres.
+ */
+function forEachTouching(labels: Int32Array, width: number, height: number, visit: (here: number, there: number, x: number, y: number) => void): void {
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const i = y * width + x;
+      const here = labels[i] as number;
+      if (here < 0) continue;
+      if (x + 1 < width) visit(here, labels[i + 1] as number, x + 1, y + 0.5);
+      if (y + 1 < height) visit(here, labels[i + width] as number, x + 0.5, y + 1);
+    }
+  }
 }
 
 /** A sample of a map's pixels with its colours read again from another copy of the map (`rgba`, `width` pixels wide). */
@@ -324,15 +328,7 @@ export function sameColourAreas(owner: Int32Array, width: number, height: number
     const fb = (shapes[b] as TracedShape).fill;
     if (fa.kind === 'flat' && fb.kind === 'flat' && fa.color.r === fb.color.r && fa.color.g === fb.color.g && fa.color.b === fb.color.b) union(parent, ra, rb);
   };
-  for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) {
-      const i = y * width + x;
-      const here = owner[i] as number;
-      if (here < 0) continue;
-      if (x + 1 < width) join(here, owner[i + 1] as number);
-      if (y + 1 < height) join(here, owner[i + width] as number);
-    }
-  }
+  forEachTouching(owner, width, height, join);
   const groupOf = new Int32Array(candidateCount);
   const numbered = new Int32Array(candidateCount).fill(-1);
   let count = 0;
