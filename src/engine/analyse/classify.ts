@@ -608,6 +608,17 @@ export const RULES = {
   icon: { maxLongSide: 128, minPlainBorderShare: 0.7, thumbnailMaxEqual: 0.5 },
   photoDoubt: { minEqualNeighbourShare: 0.25 },
   photoRamps: { minRampShare: 0.47, maxEqualNeighbourShare: 0.55, minDarkShareInDoubt: 0.8 },
+  /**
+   * Shading without edges (classifyImage's rule 4b): opaque, nearly every change soft, and a
+   * photograph's share of equal neighbours or fewer (photoRamps.maxEqualNeighbourShare). A sky at
+   * dusk, with or without stars (synthetic, 0.86–21.6 MP as JPEG): 0.99–1.00 soft, 0.30–0.39 equal.
+   * Opaque artwork with as few equal neighbours, in the corpus and the tune part and every changed
+   * copy of bench:kinds (both sets of changes), has at most 0.88 soft changes (the city at sunset
+   * as WebP). Also traced as a logo up to fallThrough.maxPixels, kept if it scores
+   * fallThrough.minLogoGain higher: where the artwork path draws the sky as gradients it scores
+   * the same as the photograph's trace, where it bands it 0.003–0.018 lower.
+   */
+  smoothShading: { minSoftEdgeShare: 0.95 },
   /** Almost no equal neighbours and ramps near a photograph's: also traced as a photo (doubtfulAlternative). */
   noisyRamps: { minRampShare: 0.4, maxEqualNeighbourShare: 0.2 },
   /** A colour photograph by the last rule only, up to this size: also traced as a logo, kept if it scores this much higher (doubtfulAlternative). */
@@ -770,6 +781,9 @@ export function doubtfulAlternative(kind: ImageKind, stats: ImageStats, facts: I
     return mayBeInkInColours(stats, facts) ? { kind: 'sketch', margin: RULES.inkInColours.minGain } : undefined;
   }
   if (kind !== 'photo' || isGrey(stats)) return undefined;
+  // A photograph by its soft changes alone may be artwork drawn in gradients, which the artwork
+  // path draws in a few of them: it must win by the margin (RULES.smoothShading).
+  if (largerThanIcon(facts) && !isPhotoByRamps(stats) && isSmoothShading(stats)) return fallsThrough(stats, facts) ? { kind: 'logo', margin: RULES.fallThrough.minLogoGain } : undefined;
   if (stats.equalUnclippedShare > RULES.photoDoubt.minEqualNeighbourShare) return { kind: 'logo', margin: 0 };
   return fallsThrough(stats, facts) ? { kind: 'logo', margin: RULES.fallThrough.minLogoGain } : undefined;
 }
@@ -846,6 +860,17 @@ function isPhotoByRamps(stats: ImageStats): boolean {
   return hasPhotoRamps(stats) && stats.equalNeighbourShare < RULES.photoRamps.maxEqualNeighbourShare;
 }
 
+/**
+ * Opaque shading without edges (RULES.smoothShading): nearly all of its changes soft and few of
+ * its neighbours equal, whatever its ramps. A smooth gradient's steps are a level or two, under
+ * the ramp test's clear change (RAMP_STEP), so a sky has too few ramps for rule 4 and, its
+ * neighbours equal up to its grain, passed for flat colour: traced from its palette as dense
+ * artwork (its grain quantised makes thousands of specks), it came back in bands.
+ */
+function isSmoothShading(stats: ImageStats): boolean {
+  return stats.transparentShare < OPAQUE_BELOW && stats.softEdgeShare >= RULES.smoothShading.minSoftEdgeShare && stats.equalNeighbourShare < RULES.photoRamps.maxEqualNeighbourShare;
+}
+
 /** Opaque, with a photograph's share of ramps among its clear changes (RULES.photoRamps). */
 function hasPhotoRamps(stats: ImageStats): boolean {
   return stats.transparentShare < OPAQUE_BELOW && stats.rampShare >= RULES.photoRamps.minRampShare;
@@ -877,6 +902,9 @@ export function classifyImage(stats: ImageStats, facts: ImageFacts): ImageKind {
   // below; its ramps say otherwise. Artwork saved as JPEG gets ramps at its edges too, but keeps
   // more equal neighbours (logos as JPEG at quality 12–70 measured: 0.55–0.89 of them).
   if (isPhotoByRamps(stats)) return 'photo';
+  // Shading without edges: a sky, fog, a soft-focus background. Drawn as flat colour, its
+  // gradient comes back in bands; the artwork path's own gradients are the logo doubt's to show.
+  if (isSmoothShading(stats)) return 'photo';
   // Flat colour: large runs of identical pixels, or, in a colour image, of pixels equal up to
   // JPEG noise. Monochrome photographs are left out of the second test: their smooth tone steps
   // one or two levels between neighbours in every channel at once, which reads as flat.
