@@ -196,7 +196,7 @@ test('a photo traced coarser than its output is drawn with round outlines, witho
 test('a large photograph keeps its stars at 100 %: points of light finer than its traced grid are drawn as dots', async () => {
   // 3.8 MP, traced at about 0.58 MP: a star a pixel or two across is a fifth of a working pixel.
   const { jpeg, stars } = await nightSky(2400, 1600, 11, 40);
-  // Asked for as a photograph: the synthetic sky is smoother than a real one, and this is the photograph's path.
+  // Asked for as a photograph, the path under test (auto takes the sky for one too: shading without edges).
   const result = await convertImage({ image: jpeg, params: params({ mode: 'photo' }) }, LIMITS);
   const drawn = new Resvg(result.svg, { fitTo: { mode: 'width', value: 2400 } }).render();
   const pixels = drawn.pixels;

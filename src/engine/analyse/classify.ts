@@ -614,9 +614,9 @@ export const RULES = {
    * dusk, with or without stars (synthetic, 0.86–21.6 MP as JPEG): 0.99–1.00 soft, 0.30–0.39 equal.
    * Opaque artwork with as few equal neighbours, in the corpus and the tune part and every changed
    * copy of bench:kinds (both sets of changes), has at most 0.88 soft changes (the city at sunset
-   * as WebP). Also traced as a logo up to fallThrough.maxPixels, kept if it scores
-   * fallThrough.minLogoGain higher: where the artwork path draws the sky as gradients it scores
-   * the same as the photograph's trace, where it bands it 0.003–0.018 lower.
+   * as WebP). In colour and up to fallThrough.maxPixels, also traced as a logo, kept if it scores
+   * fallThrough.minLogoGain higher: where the artwork path draws the sky in gradients it scores
+   * within 0.002 of the photograph's trace, where it bands it only 0.003–0.018 lower.
    */
   smoothShading: { minSoftEdgeShare: 0.95 },
   /** Almost no equal neighbours and ramps near a photograph's: also traced as a photo (doubtfulAlternative). */

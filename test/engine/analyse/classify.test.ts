@@ -11,7 +11,7 @@ import { DEFAULT_PARAMS } from '../../../src/engine/params.ts';
 import { corpusImage } from '../corpus.ts';
 import { decodeImage, type DecodedImage } from '../../../src/engine/analyse/decode.ts';
 import { fitToPixels, WORKING_PIXELS } from '../../../src/engine/analyse/prepare.ts';
-import { antiAliasedIcon, flatIllustrationJpeg, gradientEmoji, hardEdgedGradientCartoon, manyColourSpriteSheet, randomSequence, greyscalePhoto, handwritingPath, handwrittenLetter, letterOnMount, pixelSprite, pixelSpriteWithShadow, renderSvg as renderFixture } from '../fixtures.ts';
+import { antiAliasedIcon, flatIllustrationJpeg, gradientEmoji, hardEdgedGradientCartoon, manyColourSpriteSheet, randomSequence, greyscalePhoto, handwritingPath, handwrittenLetter, letterOnMount, nightSky, pixelSprite, pixelSpriteWithShadow, renderSvg as renderFixture } from '../fixtures.ts';
 
 const LIMITS = { maxInputPixels: 100_000_000 };
 
@@ -248,6 +248,57 @@ test('fail-safe: a dim photograph is a photo — its few levels make neighbours 
   assert.equal(classifyImage(stats, facts), 'photo');
   const result = await convertImage({ image: dim, params: DEFAULT_PARAMS }, LIMITS);
   assert.equal(result.chosen.mode, 'photo');
+});
+
+test('fail-safe: shading without edges is a photograph, not flat colour: a sky over hills comes back smooth, not in bands', async () => {
+  // 3.8 MP: a sky lightening to the horizon, grain of ±3 levels, 40 stars. Its steps are a level or
+  // two, too small for the ramp test (rule 4); equal up to its grain, it passed for flat colour.
+  const { jpeg } = await nightSky(2400, 1600, 11, 40);
+  const { first } = await firstDecode(jpeg, LIMITS.maxInputPixels);
+  const stats = await statisticsOf(first);
+  assert.ok(stats.rampShare < RULES.photoRamps.minRampShare, `ramps ${stats.rampShare}: not rule 4's`);
+  assert.ok(stats.nearFlatShare > RULES.flatColour.minNearFlatShare, `near-flat ${stats.nearFlatShare}: flat colour by rule 5`);
+  assert.ok(stats.softEdgeShare >= RULES.smoothShading.minSoftEdgeShare, `soft ${stats.softEdgeShare}`);
+  assert.ok(stats.equalNeighbourShare < RULES.photoRamps.maxEqualNeighbourShare, `equal ${stats.equalNeighbourShare}`);
+  assert.equal(classifyImage(stats, first), 'photo');
+  // Over 2 MP, no second trace as a logo (RULES.fallThrough.maxPixels).
+  assert.equal(doubtfulAlternative('photo', stats, first), undefined);
+  const result = await convertImage({ image: jpeg, params: DEFAULT_PARAMS }, LIMITS);
+  assert.equal(result.chosen.mode, 'photo');
+  // Down the sky, the median luma of each strip 200 px wide changes smoothly from row to row. Traced
+  // from its palette as flat colour, the bands stepped by up to 7 levels; the photograph's path by
+  // at most 1.4 (one or two levels of green).
+  const pixels = renderSvg(result.svg, 2400, 1600);
+  let steepest = 0;
+  for (let left = 0; left < 2400; left += 200) {
+    let previous: number | undefined;
+    for (let y = 0; y < 1000; y++) {
+      const lumas: number[] = [];
+      for (let x = left; x < left + 200; x++) {
+        const i = (y * 2400 + x) * 4;
+        lumas.push(0.2126 * (pixels[i] as number) + 0.7152 * (pixels[i + 1] as number) + 0.0722 * (pixels[i + 2] as number));
+      }
+      const median = lumas.sort((a, b) => a - b)[100] as number;
+      if (previous !== undefined) steepest = Math.max(steepest, Math.abs(median - previous));
+      previous = median;
+    }
+  }
+  assert.ok(steepest <= 2, `the sky steps by ${steepest.toFixed(2)} levels between two rows`);
+});
+
+test('shading without edges of at most 2 MP is also traced as a logo, kept only if it wins by the margin; flat colour saved as JPEG keeps its equal neighbours and stays a logo', async () => {
+  const { jpeg } = await nightSky(1200, 800, 11, 10);
+  const { first } = await firstDecode(jpeg, LIMITS.maxInputPixels);
+  const stats = await statisticsOf(first);
+  assert.equal(classifyImage(stats, first), 'photo');
+  assert.deepEqual(doubtfulAlternative('photo', stats, first), { kind: 'logo', margin: RULES.fallThrough.minLogoGain });
+  // The corpus's flag as JPEG: every change soft (its three fills' noise), but most neighbours equal.
+  const flag = await sharp(corpusImage('edge/sixteen_bit_rgb_flag_nl.png')).flatten({ background: '#ffffff' }).jpeg({ quality: 70 }).toBuffer();
+  const flagDecode = (await firstDecode(flag, LIMITS.maxInputPixels)).first;
+  const flagStats = await statisticsOf(flagDecode);
+  assert.ok(flagStats.softEdgeShare >= RULES.smoothShading.minSoftEdgeShare, `soft ${flagStats.softEdgeShare}`);
+  assert.ok(flagStats.equalNeighbourShare >= RULES.photoRamps.maxEqualNeighbourShare, `equal ${flagStats.equalNeighbourShare}`);
+  assert.equal(classifyImage(flagStats, flagDecode), 'logo');
 });
 
 test('a dark image taken for flat colour with a photograph\'s ramps is in doubt: the self-check also traces it as a photo', async () => {
