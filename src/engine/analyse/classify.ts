@@ -783,7 +783,7 @@ export function doubtfulAlternative(kind: ImageKind, stats: ImageStats, facts: I
   if (kind !== 'photo' || isGrey(stats)) return undefined;
   // A photograph by its soft changes alone may be artwork drawn in gradients, which the artwork
   // path draws in a few of them: it must win by the margin (RULES.smoothShading).
-  if (largerThanIcon(facts) && !isPhotoByRamps(stats) && isSmoothShading(stats)) return fallsThrough(stats, facts) ? { kind: 'logo', margin: RULES.fallThrough.minLogoGain } : undefined;
+  if (photoByElimination(stats, facts) && isSmoothShading(stats)) return fallsThrough(stats, facts) ? { kind: 'logo', margin: RULES.fallThrough.minLogoGain } : undefined;
   if (stats.equalUnclippedShare > RULES.photoDoubt.minEqualNeighbourShare) return { kind: 'logo', margin: 0 };
   return fallsThrough(stats, facts) ? { kind: 'logo', margin: RULES.fallThrough.minLogoGain } : undefined;
 }
