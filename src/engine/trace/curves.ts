@@ -233,14 +233,23 @@ function chordTurn(loop: Point[], i: number, span: number): number {
   return Math.abs(difference);
 }
 
-/** Whether vertex i is a corner (sharpenCorners): its window turns past the limit, concentrated and alone. */
-function isCorner(loop: Point[], i: number, windowTurn: Float64Array, core: Float64Array, limit: number, options: CurveOptions): boolean {
+/**
+ * A vertex that turns past the limit by itself at the end of a straight side at least this many
+ * corner spans long is a corner even when another corner shares its window: the end of a line a
+ * pixel wide (an icon's outline or highlight, a ruled line), whose two corners lie a pixel apart.
+ * Held to CORNER_ISOLATION, neither was a corner, and the whole line was fitted as one smooth
+ * loop: its long sides bowed out by up to a pixel and its ends came out round.
+ */
+const LINE_SIDE_SPANS = 2;
+
+/** Whether vertex i is a corner (sharpenCorners): its window turns past the limit, concentrated and alone, or it ends a long straight side. */
+function isCorner(loop: Point[], i: number, windowTurn: Float64Array, core: Float64Array, turns: Float64Array, lengths: Float64Array, limit: number, options: CurveOptions): boolean {
   // core[i] is measured only once the first test has passed.
-  return (
-    Math.abs(windowTurn[i] as number) > limit &&
-    (core[i] as number) >= CORNER_CONCENTRATION * Math.max(limit, chordTurn(loop, i, options.cornerSpan)) &&
-    Math.abs(windowTurn[i] as number) <= (options.cornerIsolation ?? Infinity) * (core[i] as number)
-  );
+  if (!(Math.abs(windowTurn[i] as number) > limit) || !((core[i] as number) >= CORNER_CONCENTRATION * Math.max(limit, chordTurn(loop, i, options.cornerSpan)))) return false;
+  if (Math.abs(windowTurn[i] as number) <= (options.cornerIsolation ?? Infinity) * (core[i] as number)) return true;
+  const n = loop.length;
+  const side = Math.max(lengths[(i - 1 + n) % n] as number, lengths[i] as number);
+  return Math.abs(turns[i] as number) > limit && side >= LINE_SIDE_SPANS * options.cornerSpan;
 }
 
 /**
@@ -270,7 +279,7 @@ function sharpenCorners(loop: Point[], options: CurveOptions): { loop: Point[]; 
   for (let i = 0; i < n; i++) {
     if (!(Math.abs(windowTurn[i] as number) > limit)) continue;
     core[i] = chordTurn(loop, i, options.cornerSpan / 2);
-    if (isCorner(loop, i, windowTurn, core, limit, options)) order.push(i);
+    if (isCorner(loop, i, windowTurn, core, turns, lengths, limit, options)) order.push(i);
   }
   if (order.length === 0) return { loop, corners: [] };
   // The sharpest first: on a corner's window, the vertex where it turns (not one at the window's
@@ -617,6 +626,49 @@ export function stairsFlattened(loop: Point[], step: number): Point[] {
   return out;
 }
 
+/**
+ * A side from one corner to the next that runs along an axis (within the straight tolerance but
+ * for a corner's span at each end, and LINE_SIDE_SPANS corner spans long or more) is put where
+ * most of it lies, and drawn as a line: both corners are moved across it to the median of that
+ * stretch. Drawn as the chord between its corners, a side whose corner sits in a notch of the
+ * traced grid (where an outline a pixel wide meets another line, or a rounded corner begins) was
+ * a traced pixel off along its whole length, a quarter of the image's pixel in an icon traced 4
+ * times finer; traced raw (trace/vtracer.ts), such a notch beside a corner bent the side into a
+ * curve. Corners are shared by a side along each axis, so each moves along one axis per side.
+ * Returns the cuts that begin a levelled side.
+ */
+function levelSides(points: Point[], fixed: Uint8Array, cuts: number[], options: CurveOptions): Set<number> {
+  const n = points.length;
+  const levelled = new Set<number>();
+  if (cuts.length < 2) return levelled;
+  const values: number[] = [];
+  for (let c = 0; c < cuts.length; c++) {
+    const from = cuts[c] as number;
+    const to = cuts[(c + 1) % cuts.length] as number;
+    if (!fixed[from] || !fixed[to]) continue;
+    const count = ((to - from + n) % n) || n;
+    if (count < LINE_SIDE_SPANS * options.cornerSpan / options.sampleStep) continue;
+    const a = points[from] as Point;
+    const b = points[to] as Point;
+    // The coordinate across the side: y for a side along x, x for one along y.
+    const axis = Math.abs(b[0] - a[0]) >= Math.abs(b[1] - a[1]) ? 1 : 0;
+    // All of it but a corner's span at each end, where the notches are.
+    const reach = Math.ceil(options.cornerSpan / options.sampleStep);
+    values.length = 0;
+    for (let k = reach; k <= count - reach; k++) values.push((points[(from + k) % n] as Point)[axis] as number);
+    if (values.length === 0) continue;
+    values.sort((p, q) => p - q);
+    if (!((values[values.length - 1] as number) - (values[0] as number) <= options.straightTolerance)) continue;
+    const level = values[Math.floor(values.length / 2)] as number;
+    // A corner further off than its span is the side's own turn, not a notch.
+    if (Math.abs((a[axis] as number) - level) > options.cornerSpan || Math.abs((b[axis] as number) - level) > options.cornerSpan) continue;
+    points[from] = axis === 1 ? [a[0], level] : [level, a[1]];
+    points[to] = axis === 1 ? [b[0], level] : [level, b[1]];
+    levelled.add(from);
+  }
+  return levelled;
+}
+
 /** A polygon geometry as lines and cubics: corners kept, straight runs as lines, the rest fitted. */
 export function fitOutlines(geometry: PathGeometry, options: CurveOptions): PathGeometry {
   const out: PathGeometry = { commands: [], coords: [] };
@@ -638,7 +690,19 @@ export function fitOutlines(geometry: PathGeometry, options: CurveOptions): Path
     const isCut = zeroBytes(BYTE.cut, points.length);
     const cuts = sampled.cornerAt.length > 0 ? [...sampled.cornerAt] : [0];
     for (const cut of cuts) isCut[cut] = 1;
-    const allCuts = [...cuts, ...splicePoints(points, isCut, options)];
+    // Sides levelled from corner to corner are drawn as lines: no splice cuts on them.
+    // Only on a grid finer than the image's pixels: at the image's own size (ink on its own grid,
+    // line-art.ts) a one-pixel notch beside a corner is the ink's texture.
+    const levelled = options.stairStep ? levelSides(points, sampled.fixed, cuts, options) : new Set<number>();
+    const n = points.length;
+    const onLevelledSide = (at: number): boolean => {
+      for (const from of levelled) {
+        const next = cuts[(cuts.indexOf(from) + 1) % cuts.length] as number;
+        if ((at - from + n) % n < (next - from + n) % n) return true;
+      }
+      return false;
+    };
+    const allCuts = [...cuts, ...splicePoints(points, isCut, options).filter((at) => !onLevelledSide(at))];
     if (allCuts.length > 1) allCuts.sort((a, b) => a - b);
     const begin = points[allCuts[0] as number] as Point;
     out.commands.push(PathCommand.move);
@@ -646,6 +710,12 @@ export function fitOutlines(geometry: PathGeometry, options: CurveOptions): Path
     for (let c = 0; c < allCuts.length; c++) {
       const from = allCuts[c] as number;
       const to = allCuts[(c + 1) % allCuts.length] as number;
+      if (levelled.has(from)) {
+        const end = points[to] as Point;
+        out.commands.push(PathCommand.line);
+        out.coords.push(end[0], end[1]);
+        continue;
+      }
       appendRun(
         samplesBetween(points, from, to),
         options,

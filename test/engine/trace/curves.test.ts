@@ -180,3 +180,53 @@ test('a staircase of the map’s pixels is drawn through the middles of its step
   const rectangle: [number, number][] = [[0, 0], [2, 0], [2, 2], [0, 2]];
   assert.deepEqual(stairsFlattened(rectangle, 2), rectangle, 'a square a step across');
 });
+
+/** The fitting options of a grid 4 traced pixels per image pixel (a 128 px icon traced for 512 px), as artwork.ts sets them. */
+const ICON_OPTIONS: CurveOptions = { ...OPTIONS, cornerSpan: 6, smoothing: 2, straightTolerance: 1, stairStep: 4 };
+
+/** Whether every point of a fitted outline lies on the boundary of the box, and it is drawn in lines only. */
+function onBox(fitted: PathGeometry, [x0, y0, x1, y1]: [number, number, number, number]): boolean {
+  const near = (a: number, b: number) => Math.abs(a - b) < 1e-6;
+  return (
+    fitted.commands.every((command) => command !== PathCommand.cubic) &&
+    outlinePoints(fitted).every(([x, y]) => ((near(x, x0) || near(x, x1)) && y >= y0 - 1e-6 && y <= y1 + 1e-6) || ((near(y, y0) || near(y, y1)) && x >= x0 - 1e-6 && x <= x1 + 1e-6))
+  );
+}
+
+test('a line a pixel wide keeps its corners and straight sides: its ends are corners a pixel apart', () => {
+  // 4 traced pixels high, 160 long. Its two corners at each end share a corner's window, and held
+  // to CORNER_ISOLATION neither was a corner: the line was fitted as one smooth loop, its long
+  // sides bowed out by more than a traced pixel and its ends rounded.
+  const line: [number, number][] = [[20, 40], [180, 40], [180, 44], [20, 44]];
+  const fitted = fitOutlines(polygon(line), ICON_OPTIONS);
+  assert.ok(onBox(fitted, [20, 40, 180, 44]), JSON.stringify(outlinePoints(fitted).map(([x, y]) => [+x.toFixed(2), +y.toFixed(2)])));
+});
+
+test('a side along an axis is drawn where most of it lies, not through the notches at its corners', () => {
+  // A highlight a pixel wide whose lower side dips a traced pixel at both ends, where the region
+  // map meets an outline's corner: drawn as the chord between its corners, the whole side lay in
+  // the dips, a quarter of the image's pixel low.
+  const band: [number, number][] = [[10, 12], [110, 12], [110, 17], [106, 17], [106, 16], [14, 16], [14, 17], [10, 17]];
+  const fitted = fitOutlines(polygon(band), ICON_OPTIONS);
+  const points = outlinePoints(fitted);
+  // Where the outline crosses x = 60 below the band's middle line.
+  const lower: number[] = [];
+  points.forEach(([ax, ay], i) => {
+    const [bx, by] = points[(i + 1) % points.length] as [number, number];
+    if ((ax - 60) * (bx - 60) <= 0 && ax !== bx) lower.push(ay + ((by - ay) * (60 - ax)) / (bx - ax));
+  });
+  const crossing = lower.filter((y) => y > 14);
+  assert.ok(crossing.length === 1 && Math.abs((crossing[0] as number) - 16) < 0.05, `the lower side at ${crossing.map((y) => y.toFixed(2)).join(', ')}`);
+});
+
+test('short sides between corners are fitted to finite coordinates, whatever the corner span', () => {
+  // A side a little over two corner spans long leaves no middle to level when the span is not a
+  // whole number of samples (5 traced pixels a pixel: 7.5); its coordinates came out NaN.
+  for (const perPixel of [4, 5, 13]) {
+    const options: CurveOptions = { ...OPTIONS, cornerSpan: 1.5 * perPixel, smoothing: perPixel / 2, straightTolerance: 0.25 * perPixel, stairStep: perPixel };
+    for (let side = 2; side <= 60; side++) {
+      const fitted = fitOutlines(polygon([[10, 10], [10 + side, 10], [10 + side, 10 + 2 * side], [10, 10 + 2 * side]]), options);
+      assert.ok(fitted.coords.length > 0 && fitted.coords.every(Number.isFinite), `${perPixel} a pixel, side ${side}: ${fitted.coords.join(', ')}`);
+    }
+  }
+});
