@@ -218,6 +218,53 @@ function keepHighest(scores: Float64Array, keep: number, kept: Uint8Array, sorte
 /** Two sides closer than this (sum over premultiplied RGBA) have no edge whose position their colours could tell. */
 const COVERAGE_MIN_CONTRAST = 48;
 
+/** A pixel at least this far (0–1) from each neighbouring region's colour towards its own region's is covered by its own region whole. */
+const WHOLE_SHARE = 0.9;
+
+/**
+ * Whether the pixel at (x, y), where three regions or more meet, is its own region's colour,
+ * measured from every neighbouring region that differs enough to tell (COVERAGE_MIN_CONTRAST):
+ * its own region covers it whole. Lines a pixel wide side by side (an icon's outline and the
+ * highlight inside it) meet three regions at every pixel, and their edges were placed on the
+ * resampled image alone, whose ramp across two thin lines is pulled by the third colour: the
+ * highlight inside a 128 px icon's outline came out a quarter of a pixel off, or a quarter wider.
+ * Asked only of pixels in such a line (preserveCoverage): a wider region's pixel kept whole where
+ * three regions meet is a square block on a fine grid, and a 47 px elephant's eyes, traced 9
+ * times finer, came out with square corners (SSIM at 4× 0.902 → 0.887).
+ */
+function coveredWhole(segmentation: Segmentation, models: RegionModel[], source: Buffer, x: number, y: number, u: number, v: number): boolean {
+  const { width, height, labels } = segmentation;
+  const here = labels[y * width + x] as number;
+  if (here < 0) return false;
+  const own: Colour = [0, 0, 0, 0];
+  const side: Colour = [0, 0, 0, 0];
+  const difference = [0, 0, 0, 0];
+  modelColour(models[here], u, v, own);
+  let told = false;
+  for (let dy = -1; dy <= 1; dy++) {
+    const ny = y + dy;
+    if (ny < 0 || ny >= height) continue;
+    for (let dx = -1; dx <= 1; dx++) {
+      const nx = x + dx;
+      if (nx < 0 || nx >= width) continue;
+      const label = labels[ny * width + nx] as number;
+      if (label === here) continue;
+      modelColour(label < 0 ? undefined : models[label], u, v, side);
+      let length = 0;
+      let contrast = 0;
+      for (let c = 0; c < 4; c++) {
+        difference[c] = (own[c] as number) - (side[c] as number);
+        length += (difference[c] as number) ** 2;
+        contrast += Math.abs(difference[c] as number);
+      }
+      if (contrast < COVERAGE_MIN_CONTRAST) continue;
+      if (shareOf(source, (y * width + x) * 4, side, difference, length) < WHOLE_SHARE) return false;
+      told = true;
+    }
+  }
+  return told;
+}
+
 /**
  * Where a segmented pixel lies on an edge between exactly two regions, the pixel's colour tells
  * how much of it each side covers (its place on the line between the two sides' colours), and
@@ -259,9 +306,15 @@ function preserveCoverage(segmentation: Segmentation, models: RegionModel[], sou
           }
         }
       }
-      if (sides !== 2) continue;
+      if (sides === 1) continue;
       const u = (x + 0.5 - frame.centreX) / frame.scale;
       const v = (y + 0.5 - frame.centreY) / frame.scale;
+      if (sides > 2) {
+        // A line a pixel wide beside another (an outline and its highlight) keeps its pixels whole.
+        const inLine = fineLinesAlong(labels, width, height, x, y, here) !== 'none';
+        if (inLine && coveredWhole(segmentation, models, source, x, y, u, v)) for (let fy = y * factor; fy < (y + 1) * factor; fy++) out.fill(here, fy * fineWidth + x * factor, fy * fineWidth + (x + 1) * factor);
+        continue;
+      }
       modelColour(here < 0 ? undefined : models[here], u, v, a);
       modelColour(other < 0 ? undefined : models[other], u, v, b);
       let length = 0;

@@ -266,3 +266,26 @@ test('a faint line a pixel wide stays one piece on the fine grid, to its end (a 
     assert.ok(farthest >= 19 * factor, `factor ${factor}: the arm reaches ${farthest / factor} of 20`);
   }
 });
+
+test('two lines a pixel wide side by side keep their own pixels: an outline and the highlight inside it', async () => {
+  // An icon's frame: a dark outline, a light highlight inside it, then the icon's fill, each a
+  // pixel wide along a straight edge. Every pixel there meets three regions, where edges were
+  // placed on the resampled image alone, whose ramp across the two lines the third colour pulls:
+  // the highlight came out a quarter of a pixel off, or a quarter wider.
+  const width = 24;
+  const height = 6;
+  const factor = 4;
+  const OUTLINE: RgbaColour = [10, 12, 18, 255];
+  const HIGHLIGHT: RgbaColour = [138, 139, 168, 255];
+  const FILL: RgbaColour = [29, 30, 53, 255];
+  const picture: Picture = (x) => (x < 8 ? LIGHT : x < 9 ? OUTLINE : x < 10 ? HIGHLIGHT : FILL);
+  const rgba = drawnRgba(width, height, picture);
+  const segmentation = segmentationOf(width, height, (x) => (x < 8 ? [0, LIGHT] : x < 9 ? [1, OUTLINE] : x < 10 ? [2, HIGHLIGHT] : [3, FILL]));
+  for (const [name, fine] of await fineImages(picture, width, height, factor)) {
+    const labels = upsampleLabels(segmentation, premultiply(rgba), fine, factor);
+    for (let fy = 0; fy < height * factor; fy++) {
+      const row = [...labels.subarray(fy * width * factor, (fy + 1) * width * factor)];
+      assert.deepEqual([1, 2].map((line) => row.flatMap((label, fx) => (label === line ? [fx] : []))), [[32, 33, 34, 35], [36, 37, 38, 39]], `${name}: fine row ${fy}`);
+    }
+  }
+});
