@@ -161,7 +161,24 @@ const MIN_SPECKLE_FACTOR = 3;
  * VTracer on a map of distinct colours: every colour is kept (precision 8, no layer merging),
  * stacked so no background shows between shapes.
  */
+/**
+ * The traced grids (traced pixels per segmented pixel) whose region map is handed to the fitting
+ * as raw pixel outlines rather than the tracer's polygons. The tracer cleans a polygon of its
+ * staircases to within a traced pixel, keeping its own vertices: a side whose ends dip a pixel
+ * (where the map places a line's ends) is drawn straight through the dips, a whole traced pixel
+ * off along its length. Four to eight traced pixels a pixel, that is a quarter to an eighth of the
+ * image's pixel, and an icon's outlines and highlights a pixel wide came out a quarter wider or
+ * narrower: the gradient icons at 128 px, the tune part's icons of 48–128 px and the corpus's
+ * small artwork scored 0.003–0.014 higher at 512 px in raw outlines, for 1–9 % more bytes. The
+ * fitting's own stair flattening and smoothing (curves.ts) take the raw outlines' steps out.
+ * Coarser grids keep the polygons (at 1–3, raw outlines kept the source's staircases: the corpus
+ * cityscape's SVG grew fourfold, a street map lost 0.04); so do finer ones (at 12–16, 24–32 px
+ * icons: as many lost as gained, up to 0.016). Figures in docs/decisions.md.
+ */
+export const RAW_OUTLINE_FACTORS = { min: 4, max: 8 } as const;
+
 export function regionMapTracerConfig(params: TraceParams, curveMode: ResolvedCurveMode, factor: number): Config {
+  const rawOutlines = factor >= RAW_OUTLINE_FACTORS.min && factor <= RAW_OUTLINE_FACTORS.max;
   return {
     colorMode: ColorMode.Color,
     hierarchical: Hierarchical.Stacked,
@@ -171,8 +188,9 @@ export function regionMapTracerConfig(params: TraceParams, curveMode: ResolvedCu
     filterSpeckle: factor >= MIN_SPECKLE_FACTOR ? Math.max(1, Math.round(factor / 2)) : 0,
     colorPrecision: 8,
     layerDifference: 0,
-    // Splines are fitted here (curves.ts), to polygons the tracer has cleaned of staircases.
-    mode: curveMode === 'spline' ? PathSimplifyMode.Polygon : SIMPLIFY_MODE[curveMode],
+    // Splines are fitted here (curves.ts), to polygons the tracer has cleaned of staircases, or
+    // to the raw outlines on the grids where that cleaning moves a side by too much of a pixel.
+    mode: curveMode === 'spline' ? (rawOutlines ? PathSimplifyMode.None : PathSimplifyMode.Polygon) : SIMPLIFY_MODE[curveMode],
     cornerThreshold: params.cornerThreshold,
     lengthThreshold: lengthThreshold(params.segmentLength),
     maxIterations: 10,

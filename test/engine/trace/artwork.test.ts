@@ -383,3 +383,32 @@ test('a line a pixel wide survives in artwork of 0.24 MP, segmented at its own p
     assert.ok(luma(pixels, width, 110, y) < 120, `the block at row ${y}`);
   }
 });
+
+test('an icon\'s outline and the highlight inside it, each a pixel wide, keep their place at 4×', async () => {
+  // A 128 px icon drawn on the pixel grid, as icon sets are: a dark outline a pixel wide and a
+  // light highlight a pixel wide inside it, around a dark fill. Traced for 512 px, the highlight
+  // came out a quarter of a pixel low along the top and a quarter wider (the tracer's polygons
+  // run a side through the notches at its corners, and pixels where three regions meet were
+  // placed on the resampled image alone).
+  const icon = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 128 128" width="128" height="128">
+    <rect x="12" y="12" width="104" height="104" rx="8" fill="#1d1e35"/>
+    <rect x="12.5" y="12.5" width="103" height="103" rx="7.5" fill="none" stroke="#0a0c12" stroke-width="1"/>
+    <rect x="13.5" y="13.5" width="101" height="101" rx="6.5" fill="none" stroke="#8a8ba8" stroke-width="1"/>
+  </svg>`;
+  const { svg } = await traced(Buffer.from(new Resvg(icon).render().asPng()));
+  const { pixels, width } = render(svg, 512);
+  const rows = (from: number, to: number, test: (value: number) => boolean): number[] => {
+    const found: number[] = [];
+    for (let y = from; y <= to; y++) if (test(luma(pixels, width, 256, y))) found.push(y);
+    return found;
+  };
+  const highlight = (value: number) => value > 100 && value < 200;
+  const outline = (value: number) => value < 22;
+  // Rows 12 and 115 of the icon are its outline, 13 and 114 its highlight: 4 rows each at 512 px.
+  assert.deepEqual(rows(40, 70, highlight), [52, 53, 54, 55], 'the highlight along the top');
+  assert.deepEqual(rows(440, 470, highlight), [456, 457, 458, 459], 'the highlight along the bottom');
+  const top = rows(40, 70, outline);
+  const bottom = rows(440, 470, outline);
+  assert.ok(top.every((y) => y >= 48 && y <= 51) && top.length >= 3, `the outline along the top: rows ${top.join(', ')}`);
+  assert.ok(bottom.every((y) => y >= 460 && y <= 463) && bottom.length >= 3, `the outline along the bottom: rows ${bottom.join(', ')}`);
+});

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DEFAULT_PARAMS } from '../../../src/engine/params.ts';
-import { buildTracerConfig, decimalPlaces, lengthThreshold, regionMapTracerConfig, resolveCurveMode, runTracer } from '../../../src/engine/trace/vtracer.ts';
+import { PathSimplifyMode } from '@neplex/vectorizer';
+import { buildTracerConfig, decimalPlaces, lengthThreshold, RAW_OUTLINE_FACTORS, regionMapTracerConfig, resolveCurveMode, runTracer } from '../../../src/engine/trace/vtracer.ts';
+import { parseTracerSvg } from '../../../src/engine/trace/tracer-output.ts';
 
 test('pathPrecision counts significant digits of a coordinate', () => {
   assert.equal(decimalPlaces(4, 400), 1);
@@ -76,4 +78,37 @@ test('the region map keeps a region a segmented pixel wide: no speckle filter on
   // From 3 times finer, specks of the finer grid are still filtered.
   assert.ok(regionMapTracerConfig(DEFAULT_PARAMS, 'polygon', 3).filterSpeckle >= 1);
   assert.equal(regionMapTracerConfig(DEFAULT_PARAMS, 'polygon', 2).filterSpeckle, 0);
+});
+
+test('the region map is traced as raw outlines on grids 4 to 8 times finer, as the tracer\'s polygons elsewhere', async () => {
+  for (const factor of [1, 2, 3, 12, 16]) assert.equal(regionMapTracerConfig(DEFAULT_PARAMS, 'spline', factor).mode, PathSimplifyMode.Polygon, `factor ${factor}`);
+  for (let factor = RAW_OUTLINE_FACTORS.min; factor <= RAW_OUTLINE_FACTORS.max; factor++) assert.equal(regionMapTracerConfig(DEFAULT_PARAMS, 'spline', factor).mode, PathSimplifyMode.None, `factor ${factor}`);
+  assert.equal(regionMapTracerConfig(DEFAULT_PARAMS, 'polygon', 4).mode, PathSimplifyMode.Polygon, 'asked for polygons, the tracer draws them');
+  // A band 4 traced pixels high whose lower side dips a pixel at both ends (a highlight inside an
+  // icon's outline, where the map meets the outline's corners): cleaned of staircases, its lower
+  // side runs through the dips, a traced pixel low along its whole length; raw, it stays.
+  const width = 120;
+  const height = 40;
+  const pixels = Buffer.alloc(width * height * 4);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const band = x >= 10 && x < 110 && ((y >= 12 && y < 16) || (y === 16 && (x < 14 || x >= 106)));
+      pixels.set(band ? [138, 139, 168, 255] : [29, 30, 53, 255], (y * width + x) * 4);
+    }
+  }
+  const lowerSide = async (factor: number): Promise<number[]> => {
+    const svg = await runTracer(pixels, width, height, regionMapTracerConfig(DEFAULT_PARAMS, 'spline', factor));
+    const band = parseTracerSvg(svg, 0.15).find((shape) => shape.fill.kind === 'flat' && shape.fill.color.r === 138);
+    const coords = band?.paths[0]?.coords ?? [];
+    // The heights at which the outline runs along x = 60.
+    const ys: number[] = [];
+    for (let i = 0; i < coords.length; i += 2) {
+      const j = (i + 2) % coords.length;
+      const [ax, ay, bx, by] = [coords[i], coords[i + 1], coords[j], coords[j + 1]] as [number, number, number, number];
+      if (ay === by && Math.min(ax, bx) < 60 && Math.max(ax, bx) > 60) ys.push(ay);
+    }
+    return ys.sort((a, b) => a - b);
+  };
+  assert.deepEqual(await lowerSide(1), [12, 17], 'the tracer\'s polygon');
+  assert.deepEqual(await lowerSide(4), [12, 16], 'the raw outline');
 });
