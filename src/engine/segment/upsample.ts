@@ -218,6 +218,18 @@ function keepHighest(scores: Float64Array, keep: number, kept: Uint8Array, sorte
 /** Two sides closer than this (sum over premultiplied RGBA) have no edge whose position their colours could tell. */
 const COVERAGE_MIN_CONTRAST = 48;
 
+/** `a` − `b` into `difference`, with its squared length and its sum of absolute values (the contrast COVERAGE_MIN_CONTRAST is held to). */
+function differenceOf(a: Colour, b: Colour, difference: number[]): { length: number; contrast: number } {
+  let length = 0;
+  let contrast = 0;
+  for (let c = 0; c < 4; c++) {
+    difference[c] = (a[c] as number) - (b[c] as number);
+    length += (difference[c] as number) ** 2;
+    contrast += Math.abs(difference[c] as number);
+  }
+  return { length, contrast };
+}
+
 /** A pixel at least this far (0–1) from each neighbouring region's colour towards its own region's is covered by its own region whole. */
 const WHOLE_SHARE = 0.9;
 
@@ -250,13 +262,7 @@ function coveredWhole(segmentation: Segmentation, models: RegionModel[], source:
       const label = labels[ny * width + nx] as number;
       if (label === here) continue;
       modelColour(label < 0 ? undefined : models[label], u, v, side);
-      let length = 0;
-      let contrast = 0;
-      for (let c = 0; c < 4; c++) {
-        difference[c] = (own[c] as number) - (side[c] as number);
-        length += (difference[c] as number) ** 2;
-        contrast += Math.abs(difference[c] as number);
-      }
+      const { length, contrast } = differenceOf(own, side, difference);
       if (contrast < COVERAGE_MIN_CONTRAST) continue;
       if (shareOf(source, (y * width + x) * 4, side, difference, length) < WHOLE_SHARE) return false;
       told = true;
@@ -317,13 +323,7 @@ function preserveCoverage(segmentation: Segmentation, models: RegionModel[], sou
       }
       modelColour(here < 0 ? undefined : models[here], u, v, a);
       modelColour(other < 0 ? undefined : models[other], u, v, b);
-      let length = 0;
-      let contrast = 0;
-      for (let c = 0; c < 4; c++) {
-        difference[c] = (a[c] as number) - (b[c] as number);
-        length += (difference[c] as number) ** 2;
-        contrast += Math.abs(difference[c] as number);
-      }
+      const { length, contrast } = differenceOf(a, b, difference);
       if (contrast < COVERAGE_MIN_CONTRAST) continue;
       const covered = Math.max(0, Math.min(1, shareOf(source, (y * width + x) * 4, b, difference, length)));
       let k = 0;
