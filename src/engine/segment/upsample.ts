@@ -235,7 +235,8 @@ const WHOLE_SHARE = 0.9;
 
 /**
  * Whether the pixel at (x, y), where three regions or more meet, is its own region's colour,
- * measured from every neighbouring region that differs enough to tell (COVERAGE_MIN_CONTRAST):
+ * measured from every neighbouring region (the `count` labels of `others`, otherLabels) that
+ * differs enough to tell (COVERAGE_MIN_CONTRAST):
  * its own region covers it whole. Lines a pixel wide side by side (an icon's outline and the
  * highlight inside it) meet three regions at every pixel, and their edges were placed on the
  * resampled image alone, whose ramp across two thin lines is pulled by the third colour: the
@@ -244,31 +245,36 @@ const WHOLE_SHARE = 0.9;
  * three regions meet is a square block on a fine grid, and a 47 px elephant's eyes, traced 9
  * times finer, came out with square corners (SSIM at 4× 0.902 → 0.887).
  */
-function coveredWhole(segmentation: Segmentation, models: RegionModel[], source: Buffer, x: number, y: number, u: number, v: number): boolean {
-  const { width, height, labels } = segmentation;
-  const here = labels[y * width + x] as number;
+function coveredWhole(segmentation: Segmentation, models: RegionModel[], source: Buffer, x: number, y: number, u: number, v: number, others: Int32Array, count: number): boolean {
+  const here = segmentation.labels[y * segmentation.width + x] as number;
   if (here < 0) return false;
   const own: Colour = [0, 0, 0, 0];
   const side: Colour = [0, 0, 0, 0];
   const difference = [0, 0, 0, 0];
   modelColour(models[here], u, v, own);
   let told = false;
-  for (let dy = -1; dy <= 1; dy++) {
-    const ny = y + dy;
-    if (ny < 0 || ny >= height) continue;
-    for (let dx = -1; dx <= 1; dx++) {
-      const nx = x + dx;
-      if (nx < 0 || nx >= width) continue;
-      const label = labels[ny * width + nx] as number;
-      if (label === here) continue;
-      modelColour(label < 0 ? undefined : models[label], u, v, side);
-      const { length, contrast } = differenceOf(own, side, difference);
-      if (contrast < COVERAGE_MIN_CONTRAST) continue;
-      if (shareOf(source, (y * width + x) * 4, side, difference, length) < WHOLE_SHARE) return false;
-      told = true;
-    }
+  for (let k = 0; k < count; k++) {
+    const label = others[k] as number;
+    modelColour(label < 0 ? undefined : models[label], u, v, side);
+    const { length, contrast } = differenceOf(own, side, difference);
+    if (contrast < COVERAGE_MIN_CONTRAST) continue;
+    if (shareOf(source, (y * segmentation.width + x) * 4, side, difference, length) < WHOLE_SHARE) return false;
+    told = true;
   }
   return told;
+}
+
+/** The labels other than its own around the pixel at (x, y), each once, in reading order, into `others`; returns how many. */
+function otherLabels(labels: Int32Array, width: number, height: number, x: number, y: number, others: Int32Array): number {
+  const here = labels[y * width + x] as number;
+  let count = 0;
+  for (let ny = Math.max(0, y - 1); ny <= Math.min(height - 1, y + 1); ny++) {
+    for (let nx = Math.max(0, x - 1); nx <= Math.min(width - 1, x + 1); nx++) {
+      const label = labels[ny * width + nx] as number;
+      if (label !== here && !others.subarray(0, count).includes(label)) others[count++] = label;
+    }
+  }
+  return count;
 }
 
 /**
@@ -290,35 +296,19 @@ function preserveCoverage(segmentation: Segmentation, models: RegionModel[], sou
   const a: Colour = [0, 0, 0, 0];
   const b: Colour = [0, 0, 0, 0];
   const difference = [0, 0, 0, 0];
+  const others = new Int32Array(8);
   for (let y = 0; y < height; y++) {
     for (let x = 0; x < width; x++) {
       const here = labels[y * width + x] as number;
-      let other = here;
-      let sides = 1;
-      for (let dy = -1; dy <= 1 && sides < 3; dy++) {
-        const ny = y + dy;
-        if (ny < 0 || ny >= height) continue;
-        for (let dx = -1; dx <= 1; dx++) {
-          const nx = x + dx;
-          if (nx < 0 || nx >= width) continue;
-          const label = labels[ny * width + nx] as number;
-          if (label === here || label === other) continue;
-          if (other === here) {
-            other = label;
-            sides = 2;
-          } else {
-            sides = 3;
-            break;
-          }
-        }
-      }
-      if (sides === 1) continue;
+      const count = otherLabels(labels, width, height, x, y, others);
+      if (count === 0) continue;
+      const other = others[0] as number;
       const u = (x + 0.5 - frame.centreX) / frame.scale;
       const v = (y + 0.5 - frame.centreY) / frame.scale;
-      if (sides > 2) {
+      if (count > 1) {
         // A line a pixel wide beside another (an outline and its highlight) keeps its pixels whole.
         const inLine = fineLinesAlong(labels, width, height, x, y, here) !== 'none';
-        if (inLine && coveredWhole(segmentation, models, source, x, y, u, v)) for (let fy = y * factor; fy < (y + 1) * factor; fy++) out.fill(here, fy * fineWidth + x * factor, fy * fineWidth + (x + 1) * factor);
+        if (inLine && coveredWhole(segmentation, models, source, x, y, u, v, others, count)) for (let fy = y * factor; fy < (y + 1) * factor; fy++) out.fill(here, fy * fineWidth + x * factor, fy * fineWidth + (x + 1) * factor);
         continue;
       }
       modelColour(here < 0 ? undefined : models[here], u, v, a);

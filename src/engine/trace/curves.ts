@@ -635,11 +635,11 @@ export function stairsFlattened(loop: Point[], step: number): Point[] {
  * a traced pixel off along its whole length, a quarter of the image's pixel in an icon traced 4
  * times finer; traced raw (trace/vtracer.ts), such a notch beside a corner bent the side into a
  * curve. Corners are shared by a side along each axis, so each moves along one axis per side.
- * Returns the cuts that begin a levelled side.
+ * Returns each levelled side: the cut it begins at, and the cut it ends at.
  */
-function levelSides(points: Point[], fixed: Uint8Array, cuts: number[], options: CurveOptions): Set<number> {
+function levelSides(points: Point[], fixed: Uint8Array, cuts: number[], options: CurveOptions): Map<number, number> {
   const n = points.length;
-  const levelled = new Set<number>();
+  const levelled = new Map<number, number>();
   if (cuts.length < 2) return levelled;
   const values: number[] = [];
   for (let c = 0; c < cuts.length; c++) {
@@ -664,7 +664,7 @@ function levelSides(points: Point[], fixed: Uint8Array, cuts: number[], options:
     if (Math.abs((a[axis] as number) - level) > options.cornerSpan || Math.abs((b[axis] as number) - level) > options.cornerSpan) continue;
     points[from] = axis === 1 ? [a[0], level] : [level, a[1]];
     points[to] = axis === 1 ? [b[0], level] : [level, b[1]];
-    levelled.add(from);
+    levelled.set(from, to);
   }
   return levelled;
 }
@@ -693,15 +693,9 @@ export function fitOutlines(geometry: PathGeometry, options: CurveOptions): Path
     // Sides levelled from corner to corner are drawn as lines: no splice cuts on them.
     // Only on a grid finer than the image's pixels: at the image's own size (ink on its own grid,
     // line-art.ts) a one-pixel notch beside a corner is the ink's texture.
-    const levelled = options.stairStep ? levelSides(points, sampled.fixed, cuts, options) : new Set<number>();
+    const levelled = options.stairStep ? levelSides(points, sampled.fixed, cuts, options) : new Map<number, number>();
     const n = points.length;
-    const onLevelledSide = (at: number): boolean => {
-      for (const from of levelled) {
-        const next = cuts[(cuts.indexOf(from) + 1) % cuts.length] as number;
-        if ((at - from + n) % n < (next - from + n) % n) return true;
-      }
-      return false;
-    };
+    const onLevelledSide = (at: number): boolean => [...levelled].some(([from, to]) => (at - from + n) % n < ((to - from + n) % n || n));
     const allCuts = [...cuts, ...splicePoints(points, isCut, options).filter((at) => !onLevelledSide(at))];
     if (allCuts.length > 1) allCuts.sort((a, b) => a - b);
     const begin = points[allCuts[0] as number] as Point;

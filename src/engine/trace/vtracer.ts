@@ -158,10 +158,6 @@ export function inkInColourConfig(inkConfig: Config): Config {
 const MIN_SPECKLE_FACTOR = 3;
 
 /**
- * VTracer on a map of distinct colours: every colour is kept (precision 8, no layer merging),
- * stacked so no background shows between shapes.
- */
-/**
  * The traced grids (traced pixels per segmented pixel) whose region map is handed to the fitting
  * as raw pixel outlines rather than the tracer's polygons. The tracer cleans a polygon of its
  * staircases to within a traced pixel, keeping its own vertices: a side whose ends dip a pixel
@@ -177,6 +173,10 @@ const MIN_SPECKLE_FACTOR = 3;
  */
 export const RAW_OUTLINE_FACTORS = { min: 4, max: 8 } as const;
 
+/**
+ * VTracer on a map of distinct colours: every colour is kept (precision 8, no layer merging),
+ * stacked so no background shows between shapes.
+ */
 export function regionMapTracerConfig(params: TraceParams, curveMode: ResolvedCurveMode, factor: number): Config {
   const rawOutlines = factor >= RAW_OUTLINE_FACTORS.min && factor <= RAW_OUTLINE_FACTORS.max;
   return {
