@@ -7,6 +7,7 @@ import { gatherByPaint, groupShapesByFill } from './grouping.ts';
 import { attribute, PATH_ELEMENT } from '../trace/tracer-output.ts';
 import { formatLength, unitsPerPixel, type PhysicalSize } from './page.ts';
 import { reserve, writeAscii, writeByte, type AsciiText } from './ascii-text.ts';
+import { EngineError } from '../types.ts';
 
 export interface PathWriteOptions {
   scaleX: number;
@@ -85,6 +86,8 @@ const LOWER_Z = 122;
  * that already has one.
  */
 function writeNumber(text: SvgText, units: number): void {
+  // Written digit by digit, a NaN would come out as NUL bytes: a broken document, not an error.
+  if (!Number.isFinite(units)) throw new EngineError('engine_failed', 'a fitted outline has a coordinate that is not a finite number');
   const negative = units < 0;
   const magnitude = Math.abs(units);
   let whole = magnitude;

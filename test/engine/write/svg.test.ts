@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Resvg } from '@resvg/resvg-js';
 import { parseTracerSvg } from '../../../src/engine/trace/tracer-output.ts';
+import { EngineError } from '../../../src/engine/types.ts';
 import { countNodes, countPathNodes, writePathData, writeSvgDocument } from '../../../src/engine/write/svg.ts';
 
 test('countPathNodes counts every segment endpoint once and Z none', () => {
@@ -34,6 +35,21 @@ test('writePathData writes the fewest characters: no leading zero, separators on
   // '-' and a second '.' separate numbers by themselves; trailing zeros are dropped.
   assert.equal(d, 'm.25.5h-2l1.88 2.5c.37-2.5.87-1 2.87 0');
   assert.equal(nodes, countPathNodes(d));
+});
+
+test('writePathData refuses a coordinate that is not a finite number rather than write NUL bytes', () => {
+  const [shape] = parseTracerSvg('<svg><path d="M1 1 L3 1 L3 3 Z" fill="#000000"/></svg>');
+  assert.ok(shape);
+  const path = shape.paths[0];
+  assert.ok(path);
+  for (const broken of [Number.NaN, Number.POSITIVE_INFINITY]) {
+    const coords = [...path.coords];
+    coords[3] = broken;
+    assert.throws(
+      () => writePathData([{ ...path, coords }], { scaleX: 1, scaleY: 1, decimals: 2 }),
+      (error: unknown) => error instanceof EngineError && error.kind === 'engine_failed',
+    );
+  }
 });
 
 test('writePathData leaves out subpaths that enclose nothing and lines that z draws', () => {
