@@ -11,7 +11,7 @@
 import { Resvg } from '@resvg/resvg-js';
 import sharp from 'sharp';
 import { resizeTo, type RgbaImage } from '../analyse/prepare.ts';
-import { PathCommand, shapeBox, type TracedShape } from '../geometry.ts';
+import { PathCommand, shapeBox, type Paint, type TracedShape } from '../geometry.ts';
 import { collectPixels, fitRegion, samplePixels, paintDifference, paintError, type FittedPaint, type GradientRule, type RegionPixels } from './gradient.ts';
 import { disjointSets, find, union } from '../segment/components.ts';
 import { reserve, writeAscii, writeByte, type AsciiText } from '../write/ascii-text.ts';
@@ -187,7 +187,12 @@ export async function shadeLargeShapes(shapes: TracedShape[], picture: RgbaImage
     (shapes[index] as TracedShape).fill = paint.fill;
     shaded++;
   });
-  return shaded;
+  const areaPaintOf = (index: number): Paint | undefined => {
+    const region = regionOf[index] as number;
+    const fill = region < 0 ? undefined : paints[groupOf[region] as number]?.paint.fill;
+    return fill && fill.kind !== 'flat' ? fill : undefined;
+  };
+  return shaded + shadeIslands(shapes, owner, mapWidth, mapHeight, rgba, factor, (index) => regionOf[index] as number < 0 && (visible[index] as number) > 0, areaPaintOf);
 }
 
 /**
@@ -338,4 +343,86 @@ export function sameColourAreas(owner: Int32Array, width: number, height: number
     groupOf[region] = numbered[root] as number;
   }
   return { groupOf, count };
+}
+
+/**
+ * A small shape is kept flat only where its pixels show something the ramp around it does not: it
+ * is given that ramp when at least this share of its edge on the map meets one shaded area.
+ */
+const ISLAND_SURROUND = 0.75;
+/**
+ * ...and its flat colour differs from that ramp over its pixels by at most this many levels (RMS
+ * per channel): a step, not an edge of the picture (MAX_SEAM). A sky's band boundary wanders with
+ * the grain and leaves islands of each band in the other: drawn flat over a ramp, a few levels off
+ * it, they are blotches with crisp edges (the canyon's sky at 100 %). A bird or a star differs by tens of levels.
+ */
+const ISLAND_STEP = MAX_SEAM;
+
+/**
+ * Gives each small flat shape (`isIsland`) that lies in a shaded area (`areaPaintOf`) that area's
+ * gradient where the two differ by a step only (ISLAND_STEP).
+ * Returns how many were given one.
+ */
+function shadeIslands(
+  shapes: TracedShape[],
+  owner: Int32Array,
+  mapWidth: number,
+  mapHeight: number,
+  rgba: Buffer,
+  factor: number,
+  isIsland: (index: number) => boolean,
+  areaPaintOf: (index: number) => Paint | undefined,
+): number {
+  const islandOf = new Int32Array(shapes.length).fill(-1);
+  const islands: number[] = [];
+  shapes.forEach((shape, index) => {
+    if (shape.fill.kind !== 'flat' || shape.opacity < 1 || shape.blur || shape.stroke || !isIsland(index)) return;
+    islandOf[index] = islands.length;
+    islands.push(index);
+  });
+  if (islands.length === 0) return 0;
+  // Each island's edge: how many of its map pixels' neighbours belong to other shapes, and to which shaded areas' paints.
+  const edge = new Int32Array(islands.length);
+  const around: (Map<Paint, number> | undefined)[] = new Array(islands.length);
+  const labels = new Int32Array(owner.length).fill(-1);
+  const meet = (island: number, other: number): void => {
+    if (other < 0) return;
+    edge[island] = (edge[island] as number) + 1;
+    const paint = areaPaintOf(other);
+    if (!paint) return;
+    const counts = (around[island] ??= new Map());
+    counts.set(paint, (counts.get(paint) ?? 0) + 1);
+  };
+  for (let y = 0; y < mapHeight; y++) {
+    for (let x = 0; x < mapWidth; x++) {
+      const i = y * mapWidth + x;
+      const here = owner[i] as number;
+      const island = here < 0 ? -1 : (islandOf[here] as number);
+      if (island < 0) continue;
+      if ((rgba[i * 4 + 3] as number) === 255) labels[i] = island;
+      if (x > 0 && owner[i - 1] !== here) meet(island, owner[i - 1] as number);
+      if (x + 1 < mapWidth && owner[i + 1] !== here) meet(island, owner[i + 1] as number);
+      if (y > 0 && owner[i - mapWidth] !== here) meet(island, owner[i - mapWidth] as number);
+      if (y + 1 < mapHeight && owner[i + mapWidth] !== here) meet(island, owner[i + mapWidth] as number);
+    }
+  }
+  const pixels = collectPixels({ width: mapWidth, height: mapHeight, labels, count: islands.length, premultiplied: rgba });
+  let given = 0;
+  islands.forEach((index, island) => {
+    const counts = around[island];
+    if (!counts) return;
+    let ramp: Paint | undefined;
+    let most = 0;
+    for (const [paint, count] of counts) {
+      if (count > most) [ramp, most] = [paint, count];
+    }
+    if (!ramp || most < ISLAND_SURROUND * (edge[island] as number)) return;
+    const shape = shapes[index] as TracedShape;
+    const own = pixels[island] as RegionPixels;
+    if (own.count === 0) return;
+    if (paintDifference(shape.fill, ramp, own.positions, factor) > ISLAND_STEP) return;
+    shape.fill = ramp;
+    given++;
+  });
+  return given;
 }

@@ -121,6 +121,25 @@ test('shadeLargeShapes: flat areas, shapes showing fewer than MIN_SHADED_PIXELS 
   assert.equal(speck.fill.kind, 'flat');
 });
 
+test('shadeLargeShapes: a small shape a step off the ramp around it takes that ramp; one that draws something stays flat', async () => {
+  // A 12 × 8 patch in the ramp (60 + y under grain), 4 levels off it: a band's island that the
+  // grain left in the other. Drawn flat over the ramp it is a blotch with crisp edges.
+  const island = rectangle(40, 40, 52, 48, { r: 108, g: 108, b: 108 });
+  // The same patch 40 levels darker in the picture, as a bird in a sky: it draws something.
+  const bird = rectangle(40, 70, 52, 78, { r: 94, g: 94, b: 94 });
+  const picture = noisyRamp();
+  for (let y = 70; y < 78; y++) {
+    for (let x = 40; x < 52; x++) {
+      for (let c = 0; c < 3; c++) picture.rgba[(y * SIZE + x) * 4 + c] -= 40;
+    }
+  }
+  const sky = rectangle(0, 0, SIZE, SIZE, { r: 108, g: 108, b: 108 });
+  assert.equal(await shadeLargeShapes([sky, island, bird], picture, SIZE, SIZE), 2);
+  assert.equal(sky.fill.kind, 'linear');
+  assert.deepEqual(island.fill, sky.fill);
+  assert.deepEqual(bird.fill, { kind: 'flat', color: { r: 94, g: 94, b: 94 } });
+});
+
 test('shadeLargeShapes: pieces of one colour that touch, as tiles cut a region (trace/tiles.ts), get one gradient', async () => {
   // The ramp runs down the image; cut across it, each piece fitted apart took the shades of its own half.
   const top = rectangle(0, 0, SIZE, SIZE / 2, { r: 108, g: 108, b: 108 });
