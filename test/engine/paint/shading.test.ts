@@ -130,7 +130,7 @@ test('shadeLargeShapes: a small shape a step off the ramp around it takes that r
   const picture = noisyRamp();
   for (let y = 70; y < 78; y++) {
     for (let x = 40; x < 52; x++) {
-      for (let c = 0; c < 3; c++) picture.rgba[(y * SIZE + x) * 4 + c] -= 40;
+      for (let c = 0; c < 3; c++) picture.rgba[(y * SIZE + x) * 4 + c] = (picture.rgba[(y * SIZE + x) * 4 + c] as number) - 40;
     }
   }
   const sky = rectangle(0, 0, SIZE, SIZE, { r: 108, g: 108, b: 108 });
