@@ -589,29 +589,47 @@ export function stairsFlattened(loop: Point[], step: number): Point[] {
   // Runs of linked edges of STAIR_EDGES or more: their inner vertices give way to the edges' middles.
   const inner = new Uint8Array(n);
   const middle = new Uint8Array(n);
-  for (let k = 0; k < n; k++) {
-    const first = (begin + k) % n;
-    if (linked[first] || !linked[(first + 1) % n]) continue;
-    let last = (first + 1) % n;
-    while (linked[(last + 1) % n] && (last + 1) % n !== first) last = (last + 1) % n;
-    if (((last - first + n) % n) + 1 < STAIR_EDGES) continue;
+  /** Flattens the staircase from edge `first` to edge `last`, if it is one. */
+  const flatten = (first: number, last: number): void => {
+    if (((last - first + n) % n) + 1 < STAIR_EDGES) return;
     // A staircase rises a step at a time along one axis (its treads may be long: a shallow line):
     // its inner edges along one of the two axes are all a step or shorter. An end edge along that
     // axis and longer is the side the staircase leaves from, not a step of it.
     const allShort = [true, true];
     for (let i = (first + 1) % n; i !== last; i = (i + 1) % n) if (!short[i]) allShort[axis[i] as number] = false;
-    if (!allShort[0] && !allShort[1]) continue;
+    if (!allShort[0] && !allShort[1]) return;
     const rise = allShort[0] ? 0 : 1;
     let from = first;
     let to = last;
     if (axis[from] === rise && !short[from]) from = (from + 1) % n;
     if (axis[to] === rise && !short[to]) to = (to - 1 + n) % n;
     const edges = ((to - from + n) % n) + 1;
-    if (edges < STAIR_EDGES || edges > n) continue;
+    if (edges < STAIR_EDGES || edges > n) return;
     for (let e = 0, i = from; e < edges; e++, i = (i + 1) % n) {
       middle[i] = 1;
       if (e > 0) inner[i] = 1;
     }
+  };
+  for (let k = 0; k < n; k++) {
+    const first = (begin + k) % n;
+    if (linked[first] || !linked[(first + 1) % n]) continue;
+    let last = (first + 1) % n;
+    while (linked[(last + 1) % n] && (last + 1) % n !== first) last = (last + 1) % n;
+    // A run that bends (a curve turning from steep to shallow, traced raw: trace/vtracer.ts) has
+    // long edges along both axes: it is cut into staircases that each rise along one axis, one
+    // after another, each ending on the long edge the next leaves from.
+    const length = ((last - first + n) % n) + 1;
+    const long = [false, false];
+    let start = 0;
+    for (let offset = 2; offset < length; offset++) {
+      const i = (first + offset - 1) % n;
+      if (!short[i]) long[axis[i] as number] = true;
+      if (!long[0] || !long[1]) continue;
+      flatten((first + start) % n, i);
+      start = offset - 1;
+      long.fill(false);
+    }
+    flatten((first + start) % n, last);
   }
   if (!middle.includes(1)) return loop;
   const out: Point[] = [];
