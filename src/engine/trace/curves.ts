@@ -580,6 +580,9 @@ export function stairsFlattened(loop: Point[], step: number): Point[] {
   // Start where a staircase cannot carry on from the edge before, so every run is read from its start.
   let begin = -1;
   for (let i = 0; i < n && begin < 0; i++) if (!joins(i)) begin = i;
+  // Traced raw (trace/vtracer.ts), a round hole is one staircase all round: it is read from where
+  // two turns in a row go the same way, which no staircase carries on through.
+  for (let i = 0; i < n && begin < 0; i++) if (turnAt(i) === turnAt(i - 1)) begin = i;
   if (begin < 0) return loop;
   for (let k = 1; k <= n; k++) {
     const i = (begin + k) % n;
@@ -589,8 +592,11 @@ export function stairsFlattened(loop: Point[], step: number): Point[] {
   // Runs of linked edges of STAIR_EDGES or more: their inner vertices give way to the edges' middles.
   const inner = new Uint8Array(n);
   const middle = new Uint8Array(n);
-  /** Flattens the staircase from edge `first` to edge `last`, if it is one. */
-  const flatten = (first: number, last: number): void => {
+  /**
+   * Flattens the staircase from edge `first` to edge `last`, if it is one; an end shared with the
+   * next or the previous staircase of a bend (`open`) is a step of both, not a side they leave from.
+   */
+  const flatten = (first: number, last: number, openStart: boolean, openEnd: boolean): void => {
     if (((last - first + n) % n) + 1 < STAIR_EDGES) return;
     // A staircase rises a step at a time along one axis (its treads may be long: a shallow line):
     // its inner edges along one of the two axes are all a step or shorter. An end edge along that
@@ -601,8 +607,8 @@ export function stairsFlattened(loop: Point[], step: number): Point[] {
     const rise = allShort[0] ? 0 : 1;
     let from = first;
     let to = last;
-    if (axis[from] === rise && !short[from]) from = (from + 1) % n;
-    if (axis[to] === rise && !short[to]) to = (to - 1 + n) % n;
+    if (!openStart && axis[from] === rise && !short[from]) from = (from + 1) % n;
+    if (!openEnd && axis[to] === rise && !short[to]) to = (to - 1 + n) % n;
     const edges = ((to - from + n) % n) + 1;
     if (edges < STAIR_EDGES || edges > n) return;
     for (let e = 0, i = from; e < edges; e++, i = (i + 1) % n) {
@@ -625,11 +631,11 @@ export function stairsFlattened(loop: Point[], step: number): Point[] {
       const i = (first + offset - 1) % n;
       if (!short[i]) long[axis[i] as number] = true;
       if (!long[0] || !long[1]) continue;
-      flatten((first + start) % n, i);
+      flatten((first + start) % n, i, start > 0, true);
       start = offset - 1;
       long.fill(false);
     }
-    flatten((first + start) % n, last);
+    flatten((first + start) % n, last, start > 0, false);
   }
   if (!middle.includes(1)) return loop;
   const out: Point[] = [];

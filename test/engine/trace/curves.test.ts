@@ -188,11 +188,41 @@ test('a staircase of the map’s pixels is drawn through the middles of its step
   const kept = bend.slice(3, -4).filter(([x, y]) => bent.some(([fx, fy]) => fx === x && fy === y));
   assert.ok(kept.length <= 2, `a bending staircase is flattened on both sides of its bend: ${JSON.stringify(kept)} of ${bend.length - 7} steps left`);
 
+  // A round hole traced raw on a grid 4 times finer: its outline alternates axes all round, so
+  // no edge of it starts a staircase. It is still flattened, and fitted as the circle it is.
+  const disc = rasterCircle(40, 40, 30);
+  const round = stairsFlattened(disc, 4);
+  const unmoved = disc.filter(([x, y]) => round.some(([fx, fy]) => fx === x && fy === y));
+  assert.ok(unmoved.length <= 8, `a round outline is flattened all round: ${unmoved.length} of ${disc.length} vertices left`);
+  const circle = fitOutlines(polygon(disc), ICON_OPTIONS);
+  assert.deepEqual(circle.commands, [PathCommand.move, PathCommand.cubic, PathCommand.cubic, PathCommand.cubic, PathCommand.cubic, PathCommand.close], 'fitted as one ellipse');
+
   const notch: [number, number][] = [[0, 0], [40, 0], [40, 20], [22, 20], [22, 22], [0, 22]];
+
   assert.deepEqual(stairsFlattened(notch, 2), notch, 'one step is a notch');
   const rectangle: [number, number][] = [[0, 0], [2, 0], [2, 2], [0, 2]];
   assert.deepEqual(stairsFlattened(rectangle, 2), rectangle, 'a square a step across');
 });
+
+/** The outline of the pixels whose centres lie within `r` of (cx, cy), traced along the pixels' edges, clockwise from the top row. */
+function rasterCircle(cx: number, cy: number, r: number): [number, number][] {
+  const rows: [number, number, number][] = [];
+  for (let y = Math.floor(cy - r); y <= cy + r; y++) {
+    const half = Math.sqrt(Math.max(0, r * r - (y + 0.5 - cy) ** 2));
+    const x0 = Math.ceil(cx - half - 0.5);
+    const x1 = Math.floor(cx + half - 0.5);
+    if (x1 >= x0) rows.push([y, x0, x1 + 1]);
+  }
+  const outline: [number, number][] = [];
+  for (const [y, , x1] of rows) outline.push([x1, y], [x1, y + 1]);
+  for (const [y, x0] of rows.slice().reverse()) outline.push([x0, y + 1], [x0, y]);
+  // Vertices on a straight run are not vertices of a traced outline.
+  return outline.filter((point, i) => {
+    const [ax, ay] = outline[(i - 1 + outline.length) % outline.length] as [number, number];
+    const [bx, by] = outline[(i + 1) % outline.length] as [number, number];
+    return !((ax === point[0] && point[0] === bx) || (ay === point[1] && point[1] === by));
+  });
+}
 
 /** The fitting options of a grid 4 traced pixels per image pixel (a 128 px icon traced for 512 px), as artwork.ts sets them. */
 const ICON_OPTIONS: CurveOptions = { ...OPTIONS, cornerSpan: 6, smoothing: 2, straightTolerance: 1, stairStep: 4 };
