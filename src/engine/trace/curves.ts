@@ -533,6 +533,8 @@ function tangentAt(points: Point[], i: number, span: number): Point {
 
 /** Edges in a row that make a staircase: at least this many, turning left and right in turn. */
 const STAIR_EDGES = 3;
+/** ... and, in an outline with no edge longer than a tread (traced raw), at least this many. */
+const ROUND_STAIR_EDGES = 6;
 /** A staircase's tread (the edges along its other axis) is at most this many steps long. */
 const STAIR_TREAD = 8;
 
@@ -581,15 +583,19 @@ export function stairsFlattened(loop: Point[], step: number): Point[] {
   let begin = -1;
   for (let i = 0; i < n && begin < 0; i++) if (!joins(i)) begin = i;
   // Traced raw (trace/vtracer.ts), a round hole is one staircase all round: it is read from where
-  // two turns in a row go the same way, which no staircase carries on through.
+  // two turns in a row go the same way, which no staircase carries on through. So is a square whose
+  // sides ripple by a pixel at each image pixel: there only long runs are staircases (a round
+  // outline's), not a corner's chamfer of a pixel or two, which flattened left slivers at the corner.
+  const allRound = begin < 0;
   for (let i = 0; i < n && begin < 0; i++) if (turnAt(i) === turnAt(i - 1)) begin = i;
   if (begin < 0) return loop;
+  const fewestEdges = allRound ? ROUND_STAIR_EDGES : STAIR_EDGES;
   for (let k = 1; k <= n; k++) {
     const i = (begin + k) % n;
     const previous = (i - 1 + n) % n;
     linked[i] = joins(i) && (!linked[previous] || turnAt(i) === -turnAt(previous)) ? 1 : 0;
   }
-  // Runs of linked edges of STAIR_EDGES or more: their inner vertices give way to the edges' middles.
+  // Runs of linked edges of STAIR_EDGES (ROUND_STAIR_EDGES) or more: their inner vertices give way to the edges' middles.
   const inner = new Uint8Array(n);
   const middle = new Uint8Array(n);
   /**
@@ -597,7 +603,7 @@ export function stairsFlattened(loop: Point[], step: number): Point[] {
    * next or the previous staircase of a bend (`open`) is a step of both, not a side they leave from.
    */
   const flatten = (first: number, last: number, openStart: boolean, openEnd: boolean): void => {
-    if (((last - first + n) % n) + 1 < STAIR_EDGES) return;
+    if (((last - first + n) % n) + 1 < fewestEdges) return;
     // A staircase rises a step at a time along one axis (its treads may be long: a shallow line):
     // its inner edges along one of the two axes are all a step or shorter. An end edge along that
     // axis and longer is the side the staircase leaves from, not a step of it.
@@ -610,7 +616,7 @@ export function stairsFlattened(loop: Point[], step: number): Point[] {
     if (!openStart && axis[from] === rise && !short[from]) from = (from + 1) % n;
     if (!openEnd && axis[to] === rise && !short[to]) to = (to - 1 + n) % n;
     const edges = ((to - from + n) % n) + 1;
-    if (edges < STAIR_EDGES || edges > n) return;
+    if (edges < fewestEdges || edges > n) return;
     for (let e = 0, i = from; e < edges; e++, i = (i + 1) % n) {
       middle[i] = 1;
       if (e > 0) inner[i] = 1;
