@@ -533,6 +533,8 @@ function tangentAt(points: Point[], i: number, span: number): Point {
 
 /** Edges in a row that make a staircase: at least this many, turning left and right in turn. */
 const STAIR_EDGES = 3;
+/** A piece of a staircase that bends has at least this many inner steps along the axis it rises on. */
+const BEND_STEPS = 2;
 /** ... and, in an outline with no edge longer than a tread (traced raw), at least this many. */
 const ROUND_STAIR_EDGES = 6;
 /** A staircase's tread (the edges along its other axis) is at most this many steps long. */
@@ -608,9 +610,17 @@ export function stairsFlattened(loop: Point[], step: number): Point[] {
     // its inner edges along one of the two axes are all a step or shorter. An end edge along that
     // axis and longer is the side the staircase leaves from, not a step of it.
     const allShort = [true, true];
-    for (let i = (first + 1) % n; i !== last; i = (i + 1) % n) if (!short[i]) allShort[axis[i] as number] = false;
+    const steps = [0, 0];
+    for (let i = (first + 1) % n; i !== last; i = (i + 1) % n) {
+      if (!short[i]) allShort[axis[i] as number] = false;
+      else steps[axis[i] as number] = (steps[axis[i] as number] as number) + 1;
+    }
     if (!allShort[0] && !allShort[1]) return;
     const rise = allShort[0] ? 0 : 1;
+    // A piece of a bend is a staircase only with steps of its own: blocks stacked corner to corner
+    // (a stepped logo: each edge longer than a step) gave pieces of one inner edge, taken for a
+    // staircase rising along the axis it had no edge on, and were drawn as one slanted line.
+    if ((openStart || openEnd) && (steps[rise] as number) < BEND_STEPS) return;
     let from = first;
     let to = last;
     if (!openStart && axis[from] === rise && !short[from]) from = (from + 1) % n;

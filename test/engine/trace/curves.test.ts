@@ -188,6 +188,11 @@ test('a staircase of the map’s pixels is drawn through the middles of its step
   const kept = bend.slice(3, -4).filter(([x, y]) => bent.some(([fx, fy]) => fx === x && fy === y));
   assert.ok(kept.length <= 2, `a bending staircase is flattened on both sides of its bend: ${JSON.stringify(kept)} of ${bend.length - 7} steps left`);
 
+  // Blocks stacked corner to corner (a stepped logo), every edge longer than a step but short
+  // enough for a tread: not a staircase of the grid, and not one when cut at its bends either.
+  const blocks: [number, number][] = [[0, 0], [20, 0], [20, 10], [40, 10], [40, 20], [60, 20], [60, 30], [80, 30], [80, 40], [0, 40]];
+  assert.deepEqual(stairsFlattened(blocks, 4), blocks, 'stacked blocks keep their corners');
+
   // A round hole traced raw on a grid 4 times finer: its outline alternates axes all round, so
   // no edge of it starts a staircase. It is still flattened, and fitted as the circle it is.
   const disc = rasterCircle(40, 40, 30);
