@@ -533,8 +533,6 @@ function tangentAt(points: Point[], i: number, span: number): Point {
 
 /** Edges in a row that make a staircase: at least this many, turning left and right in turn. */
 const STAIR_EDGES = 3;
-/** A piece of a staircase that bends has at least this many inner steps along the axis it rises on. */
-const BEND_STEPS = 2;
 /** ... and, in an outline with no edge longer than a tread (traced raw), at least this many. */
 const ROUND_STAIR_EDGES = 6;
 /** A staircase's tread (the edges along its other axis) is at most this many steps long. */
@@ -600,58 +598,29 @@ export function stairsFlattened(loop: Point[], step: number): Point[] {
   // Runs of linked edges of STAIR_EDGES (ROUND_STAIR_EDGES) or more: their inner vertices give way to the edges' middles.
   const inner = new Uint8Array(n);
   const middle = new Uint8Array(n);
-  /**
-   * Flattens the staircase from edge `first` to edge `last`, if it is one; an end shared with the
-   * next or the previous staircase of a bend (`open`) is a step of both, not a side they leave from.
-   */
-  const flatten = (first: number, last: number, openStart: boolean, openEnd: boolean): void => {
-    if (((last - first + n) % n) + 1 < fewestEdges) return;
-    // A staircase rises a step at a time along one axis (its treads may be long: a shallow line):
-    // its inner edges along one of the two axes are all a step or shorter. An end edge along that
-    // axis and longer is the side the staircase leaves from, not a step of it.
-    const allShort = [true, true];
-    const steps = [0, 0];
-    for (let i = (first + 1) % n; i !== last; i = (i + 1) % n) {
-      if (!short[i]) allShort[axis[i] as number] = false;
-      else steps[axis[i] as number] = (steps[axis[i] as number] as number) + 1;
-    }
-    if (!allShort[0] && !allShort[1]) return;
-    const rise = allShort[0] ? 0 : 1;
-    // A piece of a bend is a staircase only with steps of its own: blocks stacked corner to corner
-    // (a stepped logo: each edge longer than a step) gave pieces of one inner edge, taken for a
-    // staircase rising along the axis it had no edge on, and were drawn as one slanted line.
-    if ((openStart || openEnd) && (steps[rise] as number) < BEND_STEPS) return;
-    let from = first;
-    let to = last;
-    if (!openStart && axis[from] === rise && !short[from]) from = (from + 1) % n;
-    if (!openEnd && axis[to] === rise && !short[to]) to = (to - 1 + n) % n;
-    const edges = ((to - from + n) % n) + 1;
-    if (edges < fewestEdges || edges > n) return;
-    for (let e = 0, i = from; e < edges; e++, i = (i + 1) % n) {
-      middle[i] = 1;
-      if (e > 0) inner[i] = 1;
-    }
-  };
   for (let k = 0; k < n; k++) {
     const first = (begin + k) % n;
     if (linked[first] || !linked[(first + 1) % n]) continue;
     let last = (first + 1) % n;
     while (linked[(last + 1) % n] && (last + 1) % n !== first) last = (last + 1) % n;
-    // A run that bends (a curve turning from steep to shallow, traced raw: trace/vtracer.ts) has
-    // long edges along both axes: it is cut into staircases that each rise along one axis, one
-    // after another, each ending on the long edge the next leaves from.
-    const length = ((last - first + n) % n) + 1;
-    const long = [false, false];
-    let start = 0;
-    for (let offset = 2; offset < length; offset++) {
-      const i = (first + offset - 1) % n;
-      if (!short[i]) long[axis[i] as number] = true;
-      if (!long[0] || !long[1]) continue;
-      flatten((first + start) % n, i, start > 0, true);
-      start = offset - 1;
-      long.fill(false);
+    if (((last - first + n) % n) + 1 < fewestEdges) continue;
+    // A staircase rises a step at a time along one axis (its treads may be long: a shallow line):
+    // its inner edges along one of the two axes are all a step or shorter. An end edge along that
+    // axis and longer is the side the staircase leaves from, not a step of it.
+    const allShort = [true, true];
+    for (let i = (first + 1) % n; i !== last; i = (i + 1) % n) if (!short[i]) allShort[axis[i] as number] = false;
+    if (!allShort[0] && !allShort[1]) continue;
+    const rise = allShort[0] ? 0 : 1;
+    let from = first;
+    let to = last;
+    if (axis[from] === rise && !short[from]) from = (from + 1) % n;
+    if (axis[to] === rise && !short[to]) to = (to - 1 + n) % n;
+    const edges = ((to - from + n) % n) + 1;
+    if (edges < fewestEdges || edges > n) continue;
+    for (let e = 0, i = from; e < edges; e++, i = (i + 1) % n) {
+      middle[i] = 1;
+      if (e > 0) inner[i] = 1;
     }
-    flatten((first + start) % n, last, start > 0, false);
   }
   if (!middle.includes(1)) return loop;
   const out: Point[] = [];
