@@ -271,7 +271,11 @@ function otherLabels(labels: Int32Array, width: number, height: number, x: numbe
   for (let ny = Math.max(0, y - 1); ny <= Math.min(height - 1, y + 1); ny++) {
     for (let nx = Math.max(0, x - 1); nx <= Math.min(width - 1, x + 1); nx++) {
       const label = labels[ny * width + nx] as number;
-      if (label !== here && !others.subarray(0, count).includes(label)) others[count++] = label;
+      if (label === here) continue;
+      // A plain scan of the few found so far: a subarray view per neighbour cost an allocation on every edge pixel.
+      let seen = false;
+      for (let k = 0; k < count && !seen; k++) seen = others[k] === label;
+      if (!seen) others[count++] = label;
     }
   }
   return count;
